@@ -1,0 +1,70 @@
+# pfc: make (the binary), make test, make asan, make bench, make fuzz, make install
+CC      ?= cc
+PREFIX  ?= /usr/local
+CSTD    := -std=gnu11
+WARN    := -Wall -Wextra -Werror
+OPT     ?= -O2 -g
+CFLAGS  += $(CSTD) $(WARN) $(OPT) -pthread
+LDLIBS  += -pthread
+BUILD   ?= build
+
+LIB_SRC := $(wildcard base/*.c lexer/*.c parser/*.c emit/*.c ir/*.c passes/*.c estimator/*.c)
+CLI_SRC := $(wildcard cli/*.c)
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
+HEADERS := $(wildcard */*.h */*.def)
+
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+
+.PHONY: all test unit golden corpus asan bench fuzz install clean
+all: pfc
+
+pfc: $(BUILD)/pfc
+	cp $< $@
+
+$(BUILD)/pfc: $(LIB_OBJ) $(CLI_OBJ)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/%.o: %.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(LIB_OBJ) -lcmocka $(LDLIBS)
+
+# The whole suite: unit tests, golden files, corpus round trip and agreement.
+test: $(BUILD)/pfc $(UNIT_BIN)
+	PFC=$(BUILD)/pfc BUILD=$(BUILD) tests/run_all.sh
+
+unit: $(UNIT_BIN)
+	@for t in $(UNIT_BIN); do $$t || exit 1; done
+
+golden: $(BUILD)/pfc
+	PFC=$(BUILD)/pfc tests/run_golden.sh
+
+corpus: $(BUILD)/pfc
+	PFC=$(BUILD)/pfc tests/corpus.sh
+
+asan:
+	$(MAKE) test BUILD=build-asan OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" LDFLAGS="-fsanitize=address,undefined"
+
+bench: $(BUILD)/pfc
+	PFC=$(BUILD)/pfc tests/bench.sh
+
+FUZZ_TIME ?= 60
+fuzz:
+	@mkdir -p build-fuzz tests/fuzz/corpus
+	clang $(CSTD) $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined -o build-fuzz/fuzz_parse \
+		tests/fuzz/fuzz_parse.c $(LIB_SRC)
+	build-fuzz/fuzz_parse -max_total_time=$(FUZZ_TIME) -max_len=4096 -timeout=5 \
+		build-fuzz/corpus tests/fuzz/corpus
+
+install: pfc
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 pfc $(DESTDIR)$(PREFIX)/bin/pfc
+	install -m 644 docs/pfc.1 $(DESTDIR)$(PREFIX)/share/man/man1/pfc.1
+
+clean:
+	rm -rf build build-asan build-fuzz pfc

@@ -1,0 +1,35 @@
+/* Bump arena: one per file, owns tokens, CST and (later) IR; freed in one call.
+ * Allocation never fails silently: arena_alloc aborts the process only when the
+ * system is out of memory, which the CLI reports as an internal error. */
+#ifndef PFC_ARENA_H
+#define PFC_ARENA_H
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct ArenaChunk ArenaChunk;
+typedef struct Arena {
+    ArenaChunk *head;   /* chunk being filled */
+    char *cur, *end;    /* free space of head */
+    size_t total;       /* bytes reserved from the system, for statistics */
+} Arena;
+
+void arena_init(Arena *a);
+void arena_free(Arena *a);
+void *arena_alloc(Arena *a, size_t size);            /* 16-byte aligned, uninitialised */
+void *arena_zalloc(Arena *a, size_t size);           /* zeroed */
+void *arena_copy(Arena *a, const void *src, size_t size);
+char *arena_strndup(Arena *a, const char *s, size_t n);
+char *arena_printf(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Growable array living in an arena. Doubling wastes at most the final size again,
+ * which is cheaper than a malloc per element and keeps "free the arena" the only
+ * cleanup. */
+#define ARENA_VEC(T) struct { T *v; uint32_t n, cap; }
+void *arena_grow(Arena *a, void *old, uint32_t n, uint32_t *cap, size_t elem);
+#define VEC_PUSH(arena, vec, x) do { \
+        if ((vec).n == (vec).cap) \
+            (vec).v = arena_grow((arena), (vec).v, (vec).n, &(vec).cap, sizeof *(vec).v); \
+        (vec).v[(vec).n++] = (x); \
+    } while (0)
+
+#endif

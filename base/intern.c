@@ -1,0 +1,76 @@
+#include "intern.h"
+#include <string.h>
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+static void table_alloc(Interner *in, uint32_t size)
+{
+    in->slots = arena_zalloc(in->arena, size * sizeof *in->slots);
+    in->mask = size - 1;
+}
+
+static InternEntry *find_slot(InternEntry *slots, uint32_t mask, const char *s, uint32_t len,
+                              uint64_t h)
+{
+    for (uint32_t i = (uint32_t)h & mask;; i = (i + 1) & mask) {
+        InternEntry *e = &slots[i];
+        if (!e->s || (e->hash == h && e->len == len && memcmp(e->s, s, len) == 0))
+            return e;
+    }
+}
+
+static void rehash(Interner *in)
+{
+    InternEntry *old = in->slots;
+    uint32_t oldsize = in->mask + 1;
+    table_alloc(in, oldsize * 2);
+    for (uint32_t i = 0; i < in->by_id.n; i++)
+        in->by_id.v[i] = NULL;
+    for (uint32_t i = 0; i < oldsize; i++) {
+        if (!old[i].s)
+            continue;
+        InternEntry *e = find_slot(in->slots, in->mask, old[i].s, old[i].len, old[i].hash);
+        *e = old[i];
+        in->by_id.v[e->id] = e;
+    }
+}
+
+void intern_init(Interner *in, Arena *arena)
+{
+    memset(in, 0, sizeof *in);
+    in->arena = arena;
+    table_alloc(in, 256);
+    VEC_PUSH(arena, in->by_id, NULL); /* id 0 is "none" */
+#define X(id, s) intern(in, s, sizeof s - 1);
+    PREINTERNED_NAMES(X)
+#undef X
+}
+
+uint32_t intern(Interner *in, const char *s, uint32_t len)
+{
+    uint64_t h = XXH3_64bits(s, len);
+    InternEntry *e = find_slot(in->slots, in->mask, s, len, h);
+    if (e->s)
+        return e->id;
+    e->s = s;
+    e->len = len;
+    e->hash = h;
+    e->id = in->by_id.n;
+    VEC_PUSH(in->arena, in->by_id, e);
+    if (++in->count * 2 > in->mask) {
+        uint32_t id = e->id;
+        rehash(in);
+        return id;
+    }
+    return e->id;
+}
+
+const char *intern_str(const Interner *in, uint32_t id, uint32_t *len)
+{
+    if (id == 0 || id >= in->by_id.n) {
+        *len = 0;
+        return "";
+    }
+    *len = in->by_id.v[id]->len;
+    return in->by_id.v[id]->s;
+}

@@ -1,0 +1,21 @@
+/* Commands of the pfc binary. Each returns the process exit status:
+ * 0 success/no findings, 1 findings, 2 usage, configuration or internal error. */
+#ifndef PFC_CLI_H
+#define PFC_CLI_H
+#include <stdbool.h>
+
+#define PFC_VERSION "0.1.0"
+
+enum { EXIT_CLEAN = 0, EXIT_FINDINGS = 1, EXIT_USAGE = 2 };
+
+int cmd_lint(int argc, char **argv);
+int cmd_emit(int argc, char **argv, bool dump);
+int cmd_debug_corpus(int argc, char **argv);
+int cmd_debug_bench(int argc, char **argv);
+
+/* "3.9".."3.13" or "py39".."py313" -> minor version; -1 if invalid. */
+int parse_target_version(const char *s);
+/* Reports a usage error on stderr; returns EXIT_USAGE. */
+int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,176 @@
+/* Developer commands behind the corpus tests and benchmarks:
+ *   pfc debug-corpus [--target-version 3.X] [-j N] PATH...
+ *     per file: round trip + tree invariants + syntax errors, one line each
+ *   pfc debug-bench [--repeat N] PATH...
+ *     parse speed over files preloaded in memory, and peak RSS */
+#define _POSIX_C_SOURCE 200809L
+#include "../emit/emit.h"
+#include "cli.h"
+#include "files.h"
+#include "pool.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+typedef struct CorpusRun {
+    PathList files;
+    Buf *lines;
+    int target;
+    int *failed;      /* per file: round trip or invariant failure */
+    int *syntax;      /* per file: has syntax errors */
+    uint64_t *bytes;
+} CorpusRun;
+
+static void corpus_one(size_t i, void *ctx)
+{
+    CorpusRun *run = ctx;
+    const char *path = run->files.v[i];
+    Buf *line = &run->lines[i];
+    char *src;
+    uint32_t len;
+    const char *err;
+    if (!read_source(path, &src, &len, &err)) {
+        buf_printf(line, "FAIL\t%s\tcannot read: %s\n", path, err);
+        run->failed[i] = 1;
+        return;
+    }
+    run->bytes[i] = len;
+    Arena arena;
+    arena_init(&arena);
+    Syntax s;
+    parse_file(&s, src, len, &arena);
+    parse_check_target(&s, run->target);
+    const char *why = check_tree(&s);
+    Buf out = {0};
+    emit_tree(&s, &out);
+    if (!why && (out.n != len || memcmp(out.v, src, len) != 0))
+        why = "re-emitted bytes differ from the file";
+    if (why) {
+        buf_printf(line, "FAIL\t%s\t%s\n", path, why);
+        run->failed[i] = 1;
+    } else if (s.diags.n) {
+        uint32_t l, c;
+        syntax_line_col(&s, s.diags.v[0].start, &l, &c);
+        buf_printf(line, "syntax\t%s\t%u:%u: %s\n", path, l, c, s.diags.v[0].msg);
+        run->syntax[i] = 1;
+    } else {
+        buf_printf(line, "ok\t%s\n", path);
+    }
+    buf_free(&out);
+    arena_free(&arena);
+    free(src);
+}
+
+static int parse_jobs_target(int argc, char **argv, int *jobs, int *target, int *repeat,
+                             int *npaths)
+{
+    *npaths = 0;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--target-version") == 0 && i + 1 < argc) {
+            if ((*target = parse_target_version(argv[++i])) < 0)
+                return usage_error("invalid --target-version '%s'", argv[i]);
+        } else if (strcmp(argv[i], "-j") == 0 && i + 1 < argc) {
+            *jobs = atoi(argv[++i]);
+        } else if (strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) {
+            *repeat = atoi(argv[++i]);
+        } else if (argv[i][0] == '-') {
+            return usage_error("unknown option '%s'", argv[i]);
+        } else {
+            argv[(*npaths)++] = argv[i];
+        }
+    }
+    if (!*npaths)
+        return usage_error("expected paths");
+    return -1;
+}
+
+int cmd_debug_corpus(int argc, char **argv)
+{
+    int jobs = default_jobs(), target = PY_MINOR_MAX, repeat = 1, npaths;
+    int st = parse_jobs_target(argc, argv, &jobs, &target, &repeat, &npaths);
+    if (st >= 0)
+        return st;
+    CorpusRun run = {{0}, NULL, target, NULL, NULL, NULL};
+    walk_paths(&run.files, argv, npaths, WALK_ALL);
+    size_t n = run.files.n;
+    run.lines = calloc(n + 1, sizeof *run.lines);
+    run.failed = calloc(n + 1, sizeof *run.failed);
+    run.syntax = calloc(n + 1, sizeof *run.syntax);
+    run.bytes = calloc(n + 1, sizeof *run.bytes);
+    parallel_for(n, jobs, corpus_one, &run);
+    size_t failed = 0, syntax = 0;
+    uint64_t bytes = 0;
+    for (size_t i = 0; i < n; i++) {
+        fwrite(run.lines[i].v, 1, run.lines[i].n, stdout);
+        buf_free(&run.lines[i]);
+        failed += run.failed[i];
+        syntax += run.syntax[i];
+        bytes += run.bytes[i];
+    }
+    printf("summary\tfiles=%zu\tbytes=%llu\tsyntax_errors=%zu\tround_trip_failures=%zu\n", n,
+           (unsigned long long)bytes, syntax, failed);
+    free(run.lines);
+    free(run.failed);
+    free(run.syntax);
+    free(run.bytes);
+    path_list_free(&run.files);
+    return failed ? EXIT_FINDINGS : EXIT_CLEAN;
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int cmd_debug_bench(int argc, char **argv)
+{
+    int jobs = 1, target = PY_MINOR_MAX, repeat = 3, npaths;
+    int st = parse_jobs_target(argc, argv, &jobs, &target, &repeat, &npaths);
+    if (st >= 0)
+        return st;
+    PathList files = {0};
+    walk_paths(&files, argv, npaths, WALK_ALL);
+    char **src = calloc(files.n + 1, sizeof *src);
+    uint32_t *len = calloc(files.n + 1, sizeof *len);
+    uint64_t bytes = 0;
+    size_t nread = 0;
+    for (size_t i = 0; i < files.n; i++) {
+        const char *err;
+        if (read_source(files.v[i], &src[nread], &len[nread], &err))
+            bytes += len[nread++];
+    }
+    double best = 1e30;
+    uint64_t tokens = 0, nodes = 0;
+    for (int r = 0; r < (repeat > 0 ? repeat : 1); r++) {
+        double t0 = now_seconds();
+        tokens = nodes = 0;
+        for (size_t i = 0; i < nread; i++) {
+            Arena arena;
+            arena_init(&arena);
+            Syntax s;
+            parse_file(&s, src[i], len[i], &arena);
+            tokens += s.toks.n;
+            nodes += s.nnodes;
+            arena_free(&arena);
+        }
+        double dt = now_seconds() - t0;
+        if (dt < best)
+            best = dt;
+    }
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    printf("files=%zu bytes=%llu tokens=%llu nodes=%llu seconds=%.4f mb_per_s=%.1f "
+           "peak_rss_kb=%ld\n",
+           nread, (unsigned long long)bytes, (unsigned long long)tokens,
+           (unsigned long long)nodes, best, (double)bytes / 1e6 / best, ru.ru_maxrss);
+    for (size_t i = 0; i < nread; i++)
+        free(src[i]);
+    free(src);
+    free(len);
+    path_list_free(&files);
+    return EXIT_CLEAN;
+}

@@ -1,0 +1,163 @@
+#define _DEFAULT_SOURCE
+#include "files.h"
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static void push_path(PathList *l, const char *p)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? l->cap * 2 : 64;
+        l->v = realloc(l->v, l->cap * sizeof *l->v);
+        if (!l->v)
+            abort();
+    }
+    l->v[l->n++] = strdup(p);
+}
+
+void path_list_free(PathList *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->v[i]);
+    free(l->v);
+    memset(l, 0, sizeof *l);
+}
+
+static bool is_python_file(const char *name)
+{
+    size_t n = strlen(name);
+    return (n > 3 && strcmp(name + n - 3, ".py") == 0) ||
+           (n > 4 && strcmp(name + n - 4, ".pyi") == 0);
+}
+
+/* Directories that never hold the user's own code. */
+static bool excluded_dir(const char *dir, const char *name)
+{
+    static const char *const skip[] = {
+        ".git", ".hg", ".svn", ".bzr", "__pycache__", "site-packages", "dist-packages",
+        "node_modules", ".venv", "venv", ".tox", ".nox", ".mypy_cache", ".pytest_cache",
+        ".ruff_cache", ".pfc_cache", ".eggs", "__pypackages__", ".ipynb_checkpoints",
+    };
+    for (size_t i = 0; i < sizeof skip / sizeof skip[0]; i++)
+        if (strcmp(name, skip[i]) == 0)
+            return true;
+    /* any virtual environment, whatever its name */
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s/%s/pyvenv.cfg", dir, name);
+    struct stat st;
+    return stat(buf, &st) == 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void walk_dir(PathList *out, const char *dir, int flags, int depth)
+{
+    if (depth > 64)
+        return;
+    DIR *d = opendir(dir);
+    if (!d) {
+        push_path(out, dir);  /* reading it will report why */
+        return;
+    }
+    PathList names = {0};
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        push_path(&names, e->d_name);
+    }
+    closedir(d);
+    qsort(names.v, names.n, sizeof *names.v, cmp_str);
+    char path[4096];
+    for (size_t i = 0; i < names.n; i++) {
+        int w = snprintf(path, sizeof path, "%s/%s", strcmp(dir, "/") ? dir : "", names.v[i]);
+        if (w < 0 || (size_t)w >= sizeof path)
+            continue;
+        struct stat st;
+        if (lstat(path, &st) != 0)
+            continue;
+        if (S_ISDIR(st.st_mode)) {
+            if ((flags & WALK_ALL) || !excluded_dir(dir, names.v[i]))
+                walk_dir(out, path, flags, depth + 1);
+        } else if ((S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) && is_python_file(names.v[i])) {
+            push_path(out, path);
+        }
+    }
+    path_list_free(&names);
+}
+
+void walk_paths(PathList *out, char **paths, int npaths, int flags)
+{
+    for (int i = 0; i < npaths; i++) {
+        struct stat st;
+        char *p = paths[i];
+        size_t n = strlen(p);
+        while (n > 1 && p[n - 1] == '/')
+            p[--n] = 0;
+        if (stat(p, &st) == 0 && S_ISDIR(st.st_mode))
+            walk_dir(out, p, flags, 0);
+        else
+            push_path(out, p);
+    }
+}
+
+bool read_source(const char *path, char **data, uint32_t *len, const char **err)
+{
+    *data = NULL;
+    *len = 0;
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        *err = strerror(errno);
+        return false;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        *err = "is a directory";
+        return false;
+    }
+    if (st.st_size > MAX_SOURCE_BYTES) {
+        *err = "file too large (pfc reads files up to 1 GiB)";
+        return false;
+    }
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        *err = strerror(errno);
+        return false;
+    }
+    size_t cap = (size_t)st.st_size + 1, n = 0;
+    char *buf = malloc(cap);
+    if (!buf)
+        abort();
+    for (;;) {
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (n < cap) {
+            if (ferror(f)) {
+                *err = strerror(errno ? errno : EIO);
+                fclose(f);
+                free(buf);
+                return false;
+            }
+            break;
+        }
+        if (cap >= MAX_SOURCE_BYTES) {   /* a file that grew while we read it */
+            *err = "file too large (pfc reads files up to 1 GiB)";
+            fclose(f);
+            free(buf);
+            return false;
+        }
+        cap *= 2;
+        buf = realloc(buf, cap);
+        if (!buf)
+            abort();
+    }
+    fclose(f);
+    *data = buf;
+    *len = (uint32_t)n;
+    return true;
+}

@@ -1,0 +1,133 @@
+/* pfc: pre-flight checks for PyTorch training code. */
+#include "../base/buf.h"
+#include "../emit/emit.h"
+#include "cli.h"
+#include "files.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage_text[] =
+    "pfc " PFC_VERSION ": pre-flight checks for PyTorch training code\n"
+    "\n"
+    "usage: pfc <command> [options] [args]\n"
+    "\n"
+    "commands:\n"
+    "  lint [PATH ...]          lint files and directories (alias: check)\n"
+    "  dump-cst FILE            print the lossless syntax tree\n"
+    "  emit FILE                parse and re-emit FILE to stdout (exit 1 on syntax errors)\n"
+    "  version                  print the version\n"
+    "  help                     print this help\n"
+    "\n"
+    "lint options:\n"
+    "  --output-format FMT      full, concise, json or github (env PFC_OUTPUT_FORMAT)\n"
+    "  --target-version 3.X     oldest Python to support, 3.9 to 3.13 (default 3.13)\n"
+    "  --select CODES           comma-separated codes or prefixes to report\n"
+    "  --ignore CODES           comma-separated codes or prefixes to skip\n"
+    "  --fail-on SEVERITY       note, warning or error (default warning)\n"
+    "  --exit-zero              exit 0 even when there are findings\n"
+    "  --no-cache               do not read or write the result cache\n"
+    "  -j, --jobs N             files linted in parallel (default: all cores)\n"
+    "\n"
+    "exit status: 0 no findings, 1 findings, 2 usage or internal error\n";
+
+int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("pfc: error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputs("\n(run 'pfc help' for usage)\n", stderr);
+    va_end(ap);
+    return EXIT_USAGE;
+}
+
+int parse_target_version(const char *s)
+{
+    int minor;
+    char tail;
+    if (sscanf(s, "3.%d%c", &minor, &tail) != 1 && sscanf(s, "py3%d%c", &minor, &tail) != 1)
+        return -1;
+    return minor >= PY_MINOR_MIN && minor <= PY_MINOR_MAX ? minor : -1;
+}
+
+/* pfc emit FILE / pfc dump-cst FILE [--target-version 3.X] */
+int cmd_emit(int argc, char **argv, bool dump)
+{
+    const char *path = NULL;
+    int target = PY_MINOR_MAX;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--target-version") == 0 && i + 1 < argc) {
+            if ((target = parse_target_version(argv[++i])) < 0)
+                return usage_error("invalid --target-version '%s' (expected 3.9 to 3.13)",
+                                   argv[i]);
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            return usage_error("unknown option '%s'", argv[i]);
+        } else if (path) {
+            return usage_error("expected one file");
+        } else {
+            path = argv[i];
+        }
+    }
+    if (!path)
+        return usage_error("expected a file");
+    char *src;
+    uint32_t len;
+    const char *err;
+    if (!read_source(path, &src, &len, &err)) {
+        fprintf(stderr, "pfc: error: cannot read '%s': %s\n", path, err);
+        return EXIT_USAGE;
+    }
+    Arena arena;
+    arena_init(&arena);
+    Syntax s;
+    parse_file(&s, src, len, &arena);
+    parse_check_target(&s, target);
+    Buf out = {0};
+    if (dump)
+        dump_cst(&s, &out);
+    else
+        emit_tree(&s, &out);
+    fwrite(out.v, 1, out.n, stdout);
+    if (!dump) {
+        for (uint32_t i = 0; i < s.diags.n; i++) {
+            uint32_t line, col;
+            syntax_line_col(&s, s.diags.v[i].start, &line, &col);
+            fprintf(stderr, "%s:%u:%u: E999 %s\n", path, line, col, s.diags.v[i].msg);
+        }
+    }
+    int status = s.diags.n ? EXIT_FINDINGS : EXIT_CLEAN;
+    buf_free(&out);
+    arena_free(&arena);
+    free(src);
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(usage_text, stderr);
+        return EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "lint") == 0 || strcmp(cmd, "check") == 0)
+        return cmd_lint(argc - 2, argv + 2);
+    if (strcmp(cmd, "emit") == 0)
+        return cmd_emit(argc - 2, argv + 2, false);
+    if (strcmp(cmd, "dump-cst") == 0)
+        return cmd_emit(argc - 2, argv + 2, true);
+    if (strcmp(cmd, "debug-corpus") == 0)
+        return cmd_debug_corpus(argc - 2, argv + 2);
+    if (strcmp(cmd, "debug-bench") == 0)
+        return cmd_debug_bench(argc - 2, argv + 2);
+    if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
+        puts("pfc " PFC_VERSION);
+        return EXIT_CLEAN;
+    }
+    if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        fputs(usage_text, stdout);
+        return EXIT_CLEAN;
+    }
+    return usage_error("unknown command '%s'", cmd);
+}

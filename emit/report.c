@@ -1,0 +1,211 @@
+#include "report.h"
+#include <stdio.h>
+#include <string.h>
+
+bool output_format_parse(const char *s, OutputFormat *out)
+{
+    static const struct { const char *name; OutputFormat f; } names[] = {
+        {"full", FMT_FULL}, {"concise", FMT_CONCISE}, {"json", FMT_JSON}, {"github", FMT_GITHUB},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(s, names[i].name) == 0) {
+            *out = names[i].f;
+            return true;
+        }
+    return false;
+}
+
+const char *severity_name(Severity s)
+{
+    return s == SEV_ERROR ? "error" : s == SEV_WARNING ? "warning" : "note";
+}
+
+bool severity_parse(const char *s, Severity *out)
+{
+    for (int i = SEV_NOTE; i <= SEV_ERROR; i++)
+        if (strcmp(s, severity_name((Severity)i)) == 0) {
+            *out = (Severity)i;
+            return true;
+        }
+    return false;
+}
+
+/* ---- positions and source lines --------------------------------------------------- */
+
+typedef struct Pos { uint32_t line, col, end_line, end_col; } Pos;
+
+static Pos finding_pos(Syntax *s, const Finding *f)
+{
+    Pos p;
+    syntax_line_col(s, f->start, &p.line, &p.col);
+    syntax_line_col(s, f->end, &p.end_line, &p.end_col);
+    return p;
+}
+
+/* The source line holding `offset`, without its line break. */
+static void line_bounds(const Syntax *s, uint32_t offset, uint32_t *from, uint32_t *to)
+{
+    uint32_t a = offset > s->len ? s->len : offset;
+    while (a > 0 && s->src[a - 1] != '\n' && s->src[a - 1] != '\r')
+        a--;
+    uint32_t b = offset > s->len ? s->len : offset;
+    while (b < s->len && s->src[b] != '\n' && s->src[b] != '\r')
+        b++;
+    *from = a;
+    *to = b;
+}
+
+/* Long lines (minified code, a 10 MB line) are shown around the span only. */
+enum { SNIPPET_MAX = 160 };
+
+static void put_source_line(Buf *b, const char *text, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (c == 0)
+            buf_puts(b, "\\0");
+        else if (c < 0x20 && c != '\t')
+            buf_putc(b, '?');
+        else
+            buf_putc(b, (char)c);
+    }
+}
+
+static void put_snippet(Buf *b, const ReportStyle *st, Syntax *s, const Finding *f, Pos p)
+{
+    uint32_t from, to;
+    line_bounds(s, f->start, &from, &to);
+    uint32_t lo = f->start > from + SNIPPET_MAX / 2 ? f->start - SNIPPET_MAX / 2 : from;
+    while (lo > from && ((unsigned char)s->src[lo] & 0xc0) == 0x80)
+        lo--;   /* do not cut a character in half */
+    uint32_t hi = to - lo > SNIPPET_MAX ? lo + SNIPPET_MAX : to;
+    while (hi < to && ((unsigned char)s->src[hi] & 0xc0) == 0x80)
+        hi++;
+    char num[16];
+    int w = snprintf(num, sizeof num, "%u", p.line);
+    buf_printf(b, "  %*s │ ", w, num);
+    if (lo > from)
+        buf_puts(b, "…");
+    put_source_line(b, s->src + lo, hi - lo);
+    buf_printf(b, "\n  %*s │ ", w, "");
+    if (lo > from)
+        buf_puts(b, " ");
+    uint32_t caret_end = f->end > f->start && f->end <= to ? f->end : f->start + 1;
+    if (caret_end > hi)
+        caret_end = hi > f->start ? hi : f->start + 1;
+    for (uint32_t i = lo; i < f->start && i < hi; i++) {
+        unsigned char c = (unsigned char)s->src[i];
+        if ((c & 0xc0) != 0x80)
+            buf_putc(b, c == '\t' ? '\t' : ' ');
+    }
+    if (st->color)
+        buf_puts(b, "\033[1;31m");
+    uint32_t carets = 0;
+    for (uint32_t i = f->start; i < caret_end; i++)
+        if (i >= s->len || ((unsigned char)s->src[i] & 0xc0) != 0x80)
+            carets++;
+    for (uint32_t i = 0; i < (carets ? carets : 1); i++)
+        buf_putc(b, '^');
+    if (st->color)
+        buf_puts(b, "\033[0m");
+    buf_putc(b, '\n');
+}
+
+/* ---- formats ------------------------------------------------------------------------ */
+
+static void put_json_string(Buf *b, const char *s)
+{
+    buf_putc(b, '"');
+    buf_put_escaped(b, s, strlen(s));
+    buf_putc(b, '"');
+}
+
+static void report_json(Buf *out, const char *path, const Finding *f, Pos p, bool first)
+{
+    if (!first)
+        buf_puts(out, ",\n");
+    buf_puts(out, "  {\"code\": ");
+    put_json_string(out, f->code);
+    buf_puts(out, ", \"name\": ");
+    put_json_string(out, f->name);
+    buf_printf(out, ", \"severity\": \"%s\", \"message\": ", severity_name(f->severity));
+    put_json_string(out, f->message);
+    buf_puts(out, ", \"filename\": ");
+    put_json_string(out, path);
+    buf_printf(out,
+               ", \"location\": {\"row\": %u, \"column\": %u}, \"end_location\": {\"row\": %u, "
+               "\"column\": %u}, \"fix\": null",
+               p.line, p.col, p.end_line, p.end_col);
+    if (f->help) {
+        buf_puts(out, ", \"help\": ");
+        put_json_string(out, f->help);
+    }
+    buf_puts(out, "}");
+}
+
+/* GitHub workflow commands need %, CR and LF escaped in the message. */
+static void put_github_escaped(Buf *b, const char *s, bool property)
+{
+    for (; *s; s++) {
+        if (*s == '%') buf_puts(b, "%25");
+        else if (*s == '\r') buf_puts(b, "%0D");
+        else if (*s == '\n') buf_puts(b, "%0A");
+        else if (property && *s == ':') buf_puts(b, "%3A");
+        else if (property && *s == ',') buf_puts(b, "%2C");
+        else buf_putc(b, *s);
+    }
+}
+
+static void report_one(Buf *out, const ReportStyle *st, const char *path, Syntax *s,
+                       const Finding *f, bool first)
+{
+    Pos p = s ? finding_pos(s, f) : (Pos){1, 1, 1, 1};
+    const char *bold = st->color ? "\033[1m" : "", *reset = st->color ? "\033[0m" : "";
+    const char *sevc = !st->color ? "" : f->severity == SEV_ERROR ? "\033[1;31m"
+                                       : f->severity == SEV_WARNING ? "\033[1;33m" : "\033[1;36m";
+    switch (st->format) {
+    case FMT_CONCISE:
+        buf_printf(out, "%s:%u:%u: %s %s\n", path, p.line, p.col, f->code, f->message);
+        break;
+    case FMT_GITHUB:
+        buf_printf(out, "::%s title=pfc (%s),file=", f->severity == SEV_NOTE ? "notice"
+                                                     : severity_name(f->severity), f->code);
+        put_github_escaped(out, path, true);
+        buf_printf(out, ",line=%u,col=%u,endLine=%u,endColumn=%u::%s ", p.line, p.col,
+                   p.end_line, p.end_col, f->code);
+        put_github_escaped(out, f->message, false);
+        buf_putc(out, '\n');
+        break;
+    case FMT_JSON:
+        report_json(out, path, f, p, first);
+        break;
+    case FMT_FULL:
+        if (first)
+            buf_printf(out, "%s%s%s\n", bold, path, reset);
+        buf_printf(out, "  %u:%u  %s%-7s%s %s%s (%s)%s\n", p.line, p.col, sevc,
+                   severity_name(f->severity), reset, bold, f->code, f->name, reset);
+        buf_printf(out, "  %s\n", f->message);
+        if (s)
+            put_snippet(out, st, s, f, p);
+        if (f->help)
+            buf_printf(out, "  help: %s\n", f->help);
+        break;
+    }
+}
+
+void report_file(Buf *out, const ReportStyle *st, const char *path, Syntax *s,
+                 const Finding *f, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        report_one(out, st, path, s, &f[i], i == 0);
+    if (n && st->format == FMT_FULL)
+        buf_putc(out, '\n');
+}
+
+void report_file_error(Buf *out, const ReportStyle *st, const char *path, const char *msg)
+{
+    Finding f = {"E902", "io-error", SEV_ERROR, 0, 0, msg, NULL};
+    report_one(out, st, path, NULL, &f, true);
+    if (st->format == FMT_FULL)
+        buf_putc(out, '\n');
+}

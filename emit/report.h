@@ -1,0 +1,35 @@
+/* Output formats for findings: full (compiler style), concise, json, github.
+ * Formatting is per file, so workers format in parallel and the driver only
+ * concatenates in a deterministic order. */
+#ifndef PFC_REPORT_H
+#define PFC_REPORT_H
+#include "../base/buf.h"
+#include "../parser/parser.h"
+#include <stdbool.h>
+
+typedef enum OutputFormat { FMT_FULL, FMT_CONCISE, FMT_JSON, FMT_GITHUB } OutputFormat;
+typedef enum Severity { SEV_NOTE, SEV_WARNING, SEV_ERROR } Severity;
+
+typedef struct Finding {
+    const char *code, *name;
+    Severity severity;
+    uint32_t start, end;        /* byte span */
+    const char *message;
+    const char *help;           /* may be NULL */
+} Finding;
+
+typedef struct ReportStyle { OutputFormat format; bool color; } ReportStyle;
+
+bool output_format_parse(const char *s, OutputFormat *out);
+const char *severity_name(Severity s);
+bool severity_parse(const char *s, Severity *out);
+
+/* Formats the findings of one file. For JSON each finding is one object; the
+ * objects are separated by ",\n" and the caller adds the brackets. */
+void report_file(Buf *out, const ReportStyle *st, const char *path, Syntax *s,
+                 const Finding *f, uint32_t n);
+
+/* A problem with a file that has no syntax tree (unreadable, too large). */
+void report_file_error(Buf *out, const ReportStyle *st, const char *path, const char *msg);
+
+#endif

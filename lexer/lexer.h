@@ -1,0 +1,69 @@
+/* lexer: bytes -> tokens. Tokens and the trivia between them tile the file:
+ * token i's leading trivia is [end of token i-1, start of token i), and the
+ * ENDMARKER token (zero width, at the end of the file) owns the trailing trivia.
+ * INDENT, DEDENT, ENDMARKER and a NEWLINE synthesised at end of file are zero
+ * width. The lexer knows nothing about grammar. */
+#ifndef PFC_LEXER_H
+#define PFC_LEXER_H
+#include "../base/arena.h"
+#include "../base/diag.h"
+#include "../base/intern.h"
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef enum TokKind {
+#define TOK(id, text) T_##id,
+#include "tokens.def"
+#undef TOK
+    T__COUNT
+} TokKind;
+
+#define T_FIRST_OP T_LPAR
+#define T_LAST_OP T_ATEQUAL
+#define T_FIRST_KW T_KW_FALSE
+#define T_LAST_KW T_KW_YIELD
+
+enum {
+    TF_STRING_BYTES = 1,      /* STRING with a b prefix */
+    TF_STRING_UNTERMINATED = 2,
+};
+
+typedef struct Token {
+    uint32_t start, len;
+    uint32_t name;            /* interned id of a NAME, else 0 */
+    uint8_t kind;             /* TokKind */
+    uint8_t flags;            /* TF_* */
+    uint16_t unused;
+} Token;
+
+typedef ARENA_VEC(Token) TokenVec;
+
+typedef struct LexInput {
+    const char *src;
+    uint32_t len;
+    Arena *arena;
+    Interner *names;
+    DiagVec *diags;
+    FeatureVec *features;
+} LexInput;
+
+/* Tokenizes the whole file; always ends with ENDMARKER. Errors are added to
+ * in->diags and leave ERROR tokens that keep their bytes. */
+TokenVec lex_file(const LexInput *in);
+
+const char *tok_kind_text(TokKind k);   /* as written: "(" or "name" */
+const char *tok_kind_name(TokKind k);   /* identifier: LPAR, NAME */
+
+typedef enum TriviaKind {
+    TRIVIA_WHITESPACE, TRIVIA_COMMENT, TRIVIA_NEWLINE, TRIVIA_CONTINUATION, TRIVIA_BOM,
+    TRIVIA_OTHER,
+} TriviaKind;
+
+/* Splits a trivia gap into pieces: returns the length of the piece at pos. */
+uint32_t trivia_piece(const char *src, uint32_t pos, uint32_t end, TriviaKind *kind);
+const char *trivia_kind_name(TriviaKind k);
+
+/* Longest Python source we accept: offsets are 32-bit. */
+enum { LEX_MAX_FILE = 0x7fffffff, LEX_MAX_PAREN = 200, LEX_MAX_INDENT = 100 };
+
+#endif
