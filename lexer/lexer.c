@@ -630,7 +630,9 @@ static void lex_fstring_text(Lexer *L)
             p = skip_fstring_escape(L, p, raw);
             continue;
         }
-        if ((c == '{' || c == '}') && p + 1 < L->n && s[p + 1] == c) {
+        /* doubled braces are literal text, except in a format spec, where
+         * `{{` opens a field holding a dict or set and `}}` closes two fields */
+        if (!spec && (c == '{' || c == '}') && p + 1 < L->n && s[p + 1] == c) {
             p += 2;
             continue;
         }
@@ -843,7 +845,14 @@ static void lex_operator(Lexer *L)
     case ',': k = T_COMMA; break;
     case ';': k = T_SEMI; break;
     case '~': k = T_TILDE; break;
-    case ':': k = T_COLON; TWO('=', T_COLONEQUAL) break;
+    case ':':
+        k = T_COLON;
+        /* at a replacement field's top level ':' starts the format spec, even
+         * before '=' (f"{x:=10}" is x formatted with "=10") */
+        if (!(L->nframes && L->frames[L->nframes - 1].kind == FR_FIELD &&
+              L->depth == L->frames[L->nframes - 1].paren_base))
+            TWO('=', T_COLONEQUAL)
+        break;
     case '.':
         k = T_DOT;
         if (c1 == '.' && c2 == '.') { k = T_ELLIPSIS; len = 3; }

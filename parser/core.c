@@ -200,7 +200,11 @@ void check_target(Parser *P, Elem e, TargetCtx ctx)
     switch ((NodeKind)n->kind) {
     case N_NAME: case N_ATTRIBUTE: case N_SUBSCRIPT: case N_ERROR:
         return;
-    case N_TUPLE: case N_LIST: case N_PAREN:
+    case N_PAREN:
+        /* a parenthesized target is the target itself: (o.a) += 1 */
+        check_target_children(P, n, ctx);
+        return;
+    case N_TUPLE: case N_LIST:
         if (ctx == TGT_AUG) {
             error_node(P, e,
                        arena_printf(P->S->arena,
@@ -208,7 +212,7 @@ void check_target(Parser *P, Elem e, TargetCtx ctx)
                                     n->kind == N_LIST ? "list" : "tuple"));
             return;
         }
-        if (ctx == TGT_ANN && n->kind != N_PAREN) {
+        if (ctx == TGT_ANN) {
             error_node(P, e, "only single target (not tuple) can be annotated");
             return;
         }

@@ -424,7 +424,8 @@ static void parse_with_item(Parser *P)
     uint32_t m = mark(P);
     parse_expression(P);
     if (accept(P, T_KW_AS)) {
-        parse_targets(P);
+        /* a single star_target: the ',' after it separates items */
+        parse_bitwise_or(P);
         check_target(P, top_elem(P), TGT_WITH);
     }
     finish(P, N_WITH_ITEM, m);
