@@ -46,6 +46,7 @@ typedef struct Frame {
     char quote;
     bool triple, raw;
     int paren_base;        /* FR_FIELD: bracket depth just inside its '{' */
+    uint32_t start;        /* FR_FSTRING: offset of its prefix, for messages */
 } Frame;
 
 typedef struct Lexer {
@@ -566,7 +567,7 @@ static void lex_string(Lexer *L, uint32_t start, uint32_t q, int pfx)
     }
     uint32_t end = q + (triple ? 3 : 1);
     emit(L, T_FSTRING_START, start, end);
-    Frame f = {FR_FSTRING, quote, triple, (pfx & PFX_RAW) != 0, 0};
+    Frame f = {FR_FSTRING, quote, triple, (pfx & PFX_RAW) != 0, 0, start};
     push_frame(L, f);
     L->pos = end;
 }
@@ -640,7 +641,7 @@ static void lex_fstring_text(Lexer *L)
             emit_middle(L, start, p);
             emit(L, T_LBRACE, p, p + 1);
             open_paren(L, '{', p);
-            Frame f = {FR_FIELD, 0, false, false, L->depth};
+            Frame f = {FR_FIELD, 0, false, false, L->depth, p};
             push_frame(L, f);
             L->pos = p + 1;
             return;
@@ -677,7 +678,7 @@ static void lex_fstring_text(Lexer *L)
         if (L->depth > 0)
             L->depth--;
     } else {
-        diag(L, L->pos, p,
+        diag(L, fs->start, p,
              unterminated_msg(L, triple ? "triple-quoted f-string literal" : "f-string literal",
                               p));
         pop_frame(L);
@@ -917,7 +918,7 @@ static void lex_operator(Lexer *L)
     case T_COLON:
         if (top && top->kind == FR_FIELD && L->depth == top->paren_base) {
             emit(L, T_COLON, start, L->pos);
-            Frame f = {FR_SPEC, 0, false, false, L->depth};
+            Frame f = {FR_SPEC, 0, false, false, L->depth, start};
             push_frame(L, f);
             return;
         }
@@ -1055,6 +1056,7 @@ TokenVec lex_file(const LexInput *in)
     L.n = in->len;
     bool bom = L.n >= 3 && memcmp(L.s, "\xef\xbb\xbf", 3) == 0;
     L.pos = bom ? 3 : 0;
+    L.line_at_cursor = 1;
     check_encoding(&L, bom, L.pos);
     if (L.utf8)
         check_utf8(&L, L.pos);

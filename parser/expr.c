@@ -424,12 +424,14 @@ void parse_arguments(Parser *P)
     bump(P);  /* '(' */
     bool seen_kw = false, seen_dstar = false;
     int count = 0, gens = 0;
+    Elem first_gen = 0;
     while (!at(P, T_RPAR) && !at(P, T_ENDMARKER) && !at(P, T_NEWLINE)) {
         uint32_t before = P->pos;
         int kind = parse_argument(P);
         Elem e = top_elem(P);
         count++;
-        gens += kind == 5;
+        if (kind == 5 && !gens++)
+            first_gen = e;
         if (kind == 1 || kind == 5) {
             if (seen_dstar)
                 error_node(P, e, "positional argument follows keyword argument unpacking");
@@ -446,8 +448,7 @@ void parse_arguments(Parser *P)
             gens = 2;  /* a generator followed by a comma is never alone */
     }
     if (gens && (count > 1 || gens == 2))
-        error_span(P, P->t[P->nodes.v[m].first_tok].start, P->t[P->pos].start,
-                   "Generator expression must be parenthesized");
+        error_node(P, first_gen, "Generator expression must be parenthesized");
     expect_closer(P, T_RPAR);
     finish(P, N_ARGUMENTS, m);
 }
@@ -857,6 +858,7 @@ static void parse_comp_for_clauses(Parser *P)
 typedef struct ParamState {
     bool slash, star, dstar, default_seen, star_needs_name;
     uint32_t count;
+    uint32_t bare_star_tok;
 } ParamState;
 
 /* param: NAME [':' expression] ['=' expression] | '*' [NAME [':' star_expression]]
@@ -897,6 +899,7 @@ static void parse_param(Parser *P, ParamState *st, bool annotations)
             }
         } else {
             st->star_needs_name = true;
+            st->bare_star_tok = P->pos - 1;
         }
         if (at(P, T_EQUAL))
             error_here(P, "var-positional argument cannot have default value");
@@ -943,7 +946,7 @@ void parse_params(Parser *P, TokKind closer, bool annotations)
             break;
     }
     if (st.star_needs_name)
-        error_here(P, "named arguments must follow bare *");
+        error_node(P, ELEM_TOKEN | st.bare_star_tok, "named arguments must follow bare *");
     if (parens)
         expect_closer(P, T_RPAR);
     finish(P, N_PARAMS, m);

@@ -63,8 +63,9 @@ static void parse_expr_or_assign(Parser *P)
         return;
     }
     if (at(P, T_EQUAL)) {
-        while (accept(P, T_EQUAL)) {
+        while (at(P, T_EQUAL)) {
             check_target(P, top_elem(P), TGT_ASSIGN);
+            bump(P);
             parse_yield_or_star_expressions(P);
         }
         finish(P, N_ASSIGN, m);
@@ -418,11 +419,15 @@ static void parse_for(Parser *P, uint32_t m)
     finish(P, N_FOR, m);
 }
 
-/* with_item: expression 'as' star_target &(',' | ')' | ':') | expression */
-static void parse_with_item(Parser *P)
+/* with_item: expression 'as' star_target &(',' | ')' | ':') | expression
+ * (inside the parentheses of the 3.9+ form a walrus reads as a group) */
+static void parse_with_item(Parser *P, bool parenthesized)
 {
     uint32_t m = mark(P);
-    parse_expression(P);
+    if (parenthesized)
+        parse_named_expression(P);
+    else
+        parse_expression(P);
     if (accept(P, T_KW_AS)) {
         /* a single star_target: the ',' after it separates items */
         parse_bitwise_or(P);
@@ -461,12 +466,12 @@ static void parse_with(Parser *P, uint32_t m)
         do {
             if (at(P, T_RPAR))
                 break;
-            parse_with_item(P);
+            parse_with_item(P, true);
         } while (accept(P, T_COMMA));
         expect(P, T_RPAR);
     } else {
         do {
-            parse_with_item(P);
+            parse_with_item(P, false);
         } while (accept(P, T_COMMA));
     }
     parse_colon_block(P, "'with' statement", tok);

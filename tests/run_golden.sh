@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Golden-file tests: each input beside its expected output, diffed.
+#   tests/cases/parse/X.py   -> X.cst  (pfc dump-cst), must parse without errors
+#   tests/cases/errors/X.py  -> X.err  (pfc lint --output-format concise), must fail;
+#                               the first error's line must equal CPython's (# expect:)
+#   tests/cases/gating/X.py  -> X.err  (output at --target-version 3.9); reported at
+#                               every target older than its "# min-version" and at none newer
+#   tests/cases/cli/X.sh     -> X.out  (a shell snippet run with $PFC; stdout+stderr+status)
+# Every input must also re-emit byte for byte. UPDATE=1 rewrites expected files.
+set -u
+PFC=${PFC:-./pfc}
+PFC=$(cd "$(dirname "$PFC")" && pwd)/$(basename "$PFC")
+cd "$(dirname "$0")/.."
+passed=0 failed=0
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
+
+# compare FILE EXPECTED_PATH: diff actual output with the golden file
+compare() {
+    local actual=$1 expected=$2 name=$3
+    if [ "${UPDATE:-0}" = 1 ]; then
+        cp "$actual" "$expected"
+    fi
+    if [ ! -f "$expected" ]; then
+        fail "$name" "missing $expected (run UPDATE=1)"
+        return 1
+    fi
+    if ! diff -u "$expected" "$actual" > "$TMP/diff"; then
+        fail "$name" "output differs from $expected"
+        head -40 "$TMP/diff"
+        return 1
+    fi
+    return 0
+}
+
+round_trips() {
+    "$PFC" emit "$1" > "$TMP/emit" 2>/dev/null
+    cmp -s "$TMP/emit" "$1"
+}
+
+for f in tests/cases/parse/*.py; do
+    name=${f#tests/cases/}
+    "$PFC" dump-cst "$f" > "$TMP/out" 2>&1
+    if grep -q '^error ' "$TMP/out"; then
+        fail "$name" "unexpected syntax error: $(grep '^error ' "$TMP/out" | head -1)"
+        continue
+    fi
+    round_trips "$f" || { fail "$name" "does not round-trip"; continue; }
+    compare "$TMP/out" "${f%.py}.cst" "$name" && passed=$((passed + 1))
+done
+
+for f in tests/cases/errors/*.py; do
+    name=${f#tests/cases/}
+    "$PFC" lint --no-cache --output-format concise "$f" > "$TMP/out" 2>&1
+    status=$?
+    round_trips "$f" || { fail "$name" "does not round-trip"; continue; }
+    [ "$status" -eq 1 ] || { fail "$name" "exit status $status, expected 1"; continue; }
+    want_line=$(head -1 "$f" | sed -n 's/^# expect: \([0-9]*\):.*/\1/p')
+    got_line=$(head -1 "$TMP/out" | sed -n 's/^[^:]*:\([0-9]*\):.*/\1/p')
+    if [ -n "$want_line" ] && [ "$want_line" != 0 ] && [ "$want_line" != "$got_line" ]; then
+        fail "$name" "first error on line $got_line, CPython reports line $want_line"
+        continue
+    fi
+    compare "$TMP/out" "${f%.py}.err" "$name" && passed=$((passed + 1))
+done
+
+for f in tests/cases/gating/*.py; do
+    name=${f#tests/cases/}
+    min=$(head -1 "$f" | sed -n 's/^# min-version: 3\.\([0-9]*\).*/\1/p')
+    [ -n "$min" ] || { fail "$name" "no '# min-version: 3.X' header"; continue; }
+    round_trips "$f" || { fail "$name" "does not round-trip"; continue; }
+    ok=1
+    for minor in 9 10 11 12 13; do
+        "$PFC" lint --no-cache --output-format concise --target-version "3.$minor" "$f" \
+            > "$TMP/out.$minor" 2>&1
+        status=$?
+        want=0
+        [ "$minor" -lt "$min" ] && want=1
+        if [ "$status" -ne "$want" ]; then
+            fail "$name" "at --target-version 3.$minor exit $status, expected $want"
+            ok=0
+            break
+        fi
+    done
+    [ "$ok" = 1 ] && compare "$TMP/out.9" "${f%.py}.err" "$name" && passed=$((passed + 1))
+done
+
+for f in tests/cases/cli/*.sh; do
+    [ -e "$f" ] || continue
+    name=${f#tests/cases/}
+    (cd tests/cases/cli && PFC="$PFC" bash "$(basename "$f")") > "$TMP/out" 2>&1
+    echo "exit status: $?" >> "$TMP/out"
+    compare "$TMP/out" "${f%.sh}.out" "$name" && passed=$((passed + 1))
+done
+
+echo "golden: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
