@@ -1067,13 +1067,15 @@ TokenVec lex_file(const LexInput *in)
     while (L.pos < L.n) {
         uint32_t before = L.pos;
         uint32_t ntok = L.toks.n;
+        int nframes = L.nframes;
         const Frame *top = L.nframes ? &L.frames[L.nframes - 1] : NULL;
         if (top && top->kind != FR_FIELD)
             lex_fstring_text(&L);
         else
             lex_one(&L);
-        /* progress guard: every step consumes a byte or emits a token */
-        if (L.pos == before && L.toks.n == ntok) {
+        /* progress guard: every step consumes a byte, emits a token or
+         * leaves an f-string mode */
+        if (L.pos == before && L.toks.n == ntok && L.nframes == nframes) {
             invalid_character(&L, L.pos);
         }
     }
