@@ -17,7 +17,7 @@ HEADERS := $(wildcard */*.h */*.def)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all test unit golden corpus asan bench fuzz install clean
+.PHONY: all deps test unit golden corpus asan bench fuzz install clean
 all: pfc
 
 pfc: $(BUILD)/pfc
@@ -33,6 +33,18 @@ $(BUILD)/%.o: %.c $(HEADERS)
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(LIB_OBJ) -lcmocka $(LDLIBS)
+
+# Debian packages the build and tests need; installs only what is missing
+# (as root, or through sudo when available).
+DEB_PACKAGES := gcc make libcmocka-dev libxxhash-dev
+deps:
+	@missing=""; for p in $(DEB_PACKAGES); do \
+		dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		SUDO=""; [ "$$(id -u)" -eq 0 ] || SUDO=sudo; \
+		echo "installing:$$missing"; \
+		$$SUDO apt-get update && $$SUDO apt-get install -y $$missing; \
+	else echo "deps: all present ($(DEB_PACKAGES))"; fi
 
 # The whole suite: unit tests, golden files, corpus round trip and agreement.
 test: $(BUILD)/pfc $(UNIT_BIN)
@@ -55,7 +67,7 @@ bench: $(BUILD)/pfc
 
 FUZZ_TIME ?= 60
 fuzz:
-	@mkdir -p build-fuzz tests/fuzz/corpus
+	@mkdir -p build-fuzz/corpus tests/fuzz/corpus
 	clang $(CSTD) $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined -o build-fuzz/fuzz_parse \
 		tests/fuzz/fuzz_parse.c $(LIB_SRC)
 	build-fuzz/fuzz_parse -max_total_time=$(FUZZ_TIME) -max_len=4096 -timeout=5 \

@@ -1,6 +1,7 @@
 /* Developer commands behind the corpus tests and benchmarks:
- *   pfc debug-corpus [--target-version 3.X] [-j N] PATH...
- *     per file: round trip + tree invariants + syntax errors, one line each
+ *   pfc debug-corpus [--target-version 3.X] [-j N] [--mutate K] PATH...
+ *     per file: round trip + tree invariants + syntax errors, one line each;
+ *     with --mutate, also K truncated / byte-replaced copies of each file
  *   pfc debug-bench [--repeat N] PATH...
  *     parse speed over files preloaded in memory, and peak RSS */
 #define _POSIX_C_SOURCE 200809L
@@ -18,10 +19,65 @@ typedef struct CorpusRun {
     PathList files;
     Buf *lines;
     int target;
+    int mutations;    /* truncated and byte-flipped variants per file */
     int *failed;      /* per file: round trip or invariant failure */
     int *syntax;      /* per file: has syntax errors */
     uint64_t *bytes;
 } CorpusRun;
+
+/* Parses src[0..len) and returns NULL if it round-trips with intact invariants. */
+static const char *round_trip_problem(const char *src, uint32_t len, int target, Syntax *s,
+                                      Arena *arena)
+{
+    parse_file(s, src, len, arena);
+    parse_check_target(s, target);
+    const char *why = check_tree(s);
+    Buf out = {0};
+    emit_tree(s, &out);
+    if (!why && (out.n != len || memcmp(out.v, src, len) != 0))
+        why = "re-emitted bytes differ from the file";
+    buf_free(&out);
+    return why;
+}
+
+/* xorshift: a fixed sequence per file, so failures reproduce */
+static uint32_t next_random(uint32_t *state)
+{
+    uint32_t x = *state;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    return *state = x;
+}
+
+/* Truncated copies and copies with one byte replaced must parse, keep the
+ * invariants and round-trip like any other input. */
+static const char *mutation_problem(const char *src, uint32_t len, int count, int target,
+                                    uint32_t seed, uint32_t *at)
+{
+    if (!len)
+        return NULL;
+    char *copy = malloc(len);
+    uint32_t state = seed | 1;
+    const char *why = NULL;
+    for (int k = 0; k < count && !why; k++) {
+        memcpy(copy, src, len);
+        uint32_t cut = next_random(&state) % len;
+        uint32_t n = len;
+        if (k % 2 == 0)
+            n = cut;
+        else
+            copy[cut] = (char)(next_random(&state) & 0xff);
+        Arena arena;
+        arena_init(&arena);
+        Syntax s;
+        why = round_trip_problem(copy, n, target, &s, &arena);
+        arena_free(&arena);
+        *at = cut;
+    }
+    free(copy);
+    return why;
+}
 
 static void corpus_one(size_t i, void *ctx)
 {
@@ -40,14 +96,16 @@ static void corpus_one(size_t i, void *ctx)
     Arena arena;
     arena_init(&arena);
     Syntax s;
-    parse_file(&s, src, len, &arena);
-    parse_check_target(&s, run->target);
-    const char *why = check_tree(&s);
-    Buf out = {0};
-    emit_tree(&s, &out);
-    if (!why && (out.n != len || memcmp(out.v, src, len) != 0))
-        why = "re-emitted bytes differ from the file";
-    if (why) {
+    const char *why = round_trip_problem(src, len, run->target, &s, &arena);
+    uint32_t at = 0;
+    const char *mwhy = run->mutations
+                           ? mutation_problem(src, len, run->mutations, run->target,
+                                              (uint32_t)i * 2654435761u + len, &at)
+                           : NULL;
+    if (mwhy) {
+        buf_printf(line, "FAIL\t%s\tmutated copy (offset %u): %s\n", path, at, mwhy);
+        run->failed[i] = 1;
+    } else if (why) {
         buf_printf(line, "FAIL\t%s\t%s\n", path, why);
         run->failed[i] = 1;
     } else if (s.diags.n) {
@@ -58,7 +116,6 @@ static void corpus_one(size_t i, void *ctx)
     } else {
         buf_printf(line, "ok\t%s\n", path);
     }
-    buf_free(&out);
     arena_free(&arena);
     free(src);
 }
@@ -68,6 +125,10 @@ static int parse_jobs_target(int argc, char **argv, int *jobs, int *target, int 
 {
     *npaths = 0;
     for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--mutate") == 0 && i + 1 < argc) {
+            *repeat = atoi(argv[++i]);
+            continue;
+        }
         if (strcmp(argv[i], "--target-version") == 0 && i + 1 < argc) {
             if ((*target = parse_target_version(argv[++i])) < 0)
                 return usage_error("invalid --target-version '%s'", argv[i]);
@@ -88,11 +149,11 @@ static int parse_jobs_target(int argc, char **argv, int *jobs, int *target, int 
 
 int cmd_debug_corpus(int argc, char **argv)
 {
-    int jobs = default_jobs(), target = PY_MINOR_MAX, repeat = 1, npaths;
-    int st = parse_jobs_target(argc, argv, &jobs, &target, &repeat, &npaths);
+    int jobs = default_jobs(), target = PY_MINOR_MAX, mutations = 0, npaths;
+    int st = parse_jobs_target(argc, argv, &jobs, &target, &mutations, &npaths);
     if (st >= 0)
         return st;
-    CorpusRun run = {{0}, NULL, target, NULL, NULL, NULL};
+    CorpusRun run = {{0}, NULL, target, mutations, NULL, NULL, NULL};
     walk_paths(&run.files, argv, npaths, WALK_ALL);
     size_t n = run.files.n;
     run.lines = calloc(n + 1, sizeof *run.lines);
@@ -133,7 +194,7 @@ int cmd_debug_bench(int argc, char **argv)
     if (st >= 0)
         return st;
     PathList files = {0};
-    walk_paths(&files, argv, npaths, WALK_ALL);
+    walk_paths(&files, argv, npaths, WALK_ALL | WALK_PY_ONLY);
     char **src = calloc(files.n + 1, sizeof *src);
     uint32_t *len = calloc(files.n + 1, sizeof *len);
     uint64_t bytes = 0;

@@ -26,11 +26,11 @@ void path_list_free(PathList *l)
     memset(l, 0, sizeof *l);
 }
 
-static bool is_python_file(const char *name)
+static bool is_python_file(const char *name, int flags)
 {
     size_t n = strlen(name);
     return (n > 3 && strcmp(name + n - 3, ".py") == 0) ||
-           (n > 4 && strcmp(name + n - 4, ".pyi") == 0);
+           (!(flags & WALK_PY_ONLY) && n > 4 && strcmp(name + n - 4, ".pyi") == 0);
 }
 
 /* Directories that never hold the user's own code. */
@@ -85,7 +85,7 @@ static void walk_dir(PathList *out, const char *dir, int flags, int depth)
         if (S_ISDIR(st.st_mode)) {
             if ((flags & WALK_ALL) || !excluded_dir(dir, names.v[i]))
                 walk_dir(out, path, flags, depth + 1);
-        } else if ((S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) && is_python_file(names.v[i])) {
+        } else if ((S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) && is_python_file(names.v[i], flags)) {
             push_path(out, path);
         }
     }

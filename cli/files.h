@@ -9,6 +9,7 @@ typedef struct PathList { char **v; size_t n, cap; } PathList;
 
 enum {
     WALK_ALL = 1,          /* no default exclusions (corpus tools) */
+    WALK_PY_ONLY = 2,      /* .py files only, not stubs (to compare with ast.parse runs) */
 };
 
 /* Adds the Python files under each path. Explicitly named files are always

@@ -1,0 +1,2 @@
+# expect: 2:1: cannot assign to literal here. Maybe you meant '==' instead of '='?
+1 = x

@@ -1,0 +1,2 @@
+# expect: 2:1: cannot assign to None
+None = 0

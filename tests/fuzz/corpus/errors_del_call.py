@@ -1,0 +1,2 @@
+# expect: 2:5: cannot delete function call
+del f()

@@ -1,0 +1,4 @@
+# expect: 3:1: invalid syntax
+x = 1
+else:
+    pass

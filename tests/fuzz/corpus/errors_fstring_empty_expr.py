@@ -1,0 +1,2 @@
+# expect: 2:10: f-string: valid expression required before '}'
+msg = f"{}"

@@ -1,0 +1,2 @@
+# expect: 2:10: invalid character '€' (U+20AC)
+price = 5€

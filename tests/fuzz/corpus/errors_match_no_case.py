@@ -1,0 +1,3 @@
+# expect: 3:5: invalid syntax
+match command:
+    print(command)

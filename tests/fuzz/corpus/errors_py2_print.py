@@ -1,0 +1,2 @@
+# expect: 2:1: Missing parentheses in call to 'print'. Did you mean print(...)?
+print "hello"

@@ -1,0 +1,2 @@
+# expect: 2:6: invalid decimal literal
+n = 1_

@@ -1,0 +1,4 @@
+# expect: 2:9: '[' was never closed
+items = [
+    1,
+    2,

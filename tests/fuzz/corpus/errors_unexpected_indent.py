@@ -1,0 +1,3 @@
+# expect: 3:4: unexpected indent
+x = 1
+    y = 2

@@ -1,0 +1,3 @@
+# expect: 3:10: unmatched ')'
+x = 1
+y = x + 2)

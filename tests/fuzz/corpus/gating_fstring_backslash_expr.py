@@ -1,0 +1,3 @@
+# min-version: 3.12
+words = ["a", "b"]
+print(f"{'\n'.join(words)}")

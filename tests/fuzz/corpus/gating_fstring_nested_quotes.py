@@ -1,0 +1,3 @@
+# min-version: 3.12
+user = {"name": "Ada"}
+print(f"hello {user["name"]}")

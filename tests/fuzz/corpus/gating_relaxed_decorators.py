@@ -1,0 +1,5 @@
+# min-version: 3.9
+buttons = [lambda f: f]
+@buttons[0]
+def on_click():
+    pass

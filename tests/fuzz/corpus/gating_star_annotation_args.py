@@ -1,0 +1,3 @@
+# min-version: 3.11
+def call(*args: *Ts) -> None:
+    pass

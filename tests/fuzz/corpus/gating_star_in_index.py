@@ -1,0 +1,3 @@
+# min-version: 3.11
+idx = (1, 2)
+value = table[*idx]

@@ -1,0 +1,3 @@
+# min-version: 3.13
+def make[T = int]() -> T:
+    ...
