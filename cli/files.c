@@ -76,7 +76,11 @@ static void walk_dir(PathList *out, const char *dir, int flags, int depth)
     qsort(names.v, names.n, sizeof *names.v, cmp_str);
     char path[4096];
     for (size_t i = 0; i < names.n; i++) {
-        int w = snprintf(path, sizeof path, "%s/%s", strcmp(dir, "/") ? dir : "", names.v[i]);
+        /* "." is the default path: report "pkg/x.py", not "./pkg/x.py" */
+        int w = strcmp(dir, ".") == 0
+                    ? snprintf(path, sizeof path, "%s", names.v[i])
+                    : snprintf(path, sizeof path, "%s/%s", strcmp(dir, "/") ? dir : "",
+                               names.v[i]);
         if (w < 0 || (size_t)w >= sizeof path)
             continue;
         struct stat st;

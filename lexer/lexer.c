@@ -50,7 +50,7 @@ typedef struct Frame {
 } Frame;
 
 typedef struct Lexer {
-    const LexInput *in;
+    LexInput *in;
     const char *s;
     uint32_t n, pos;
     TokenVec toks;
@@ -1037,6 +1037,7 @@ static void lex_end_of_file(Lexer *L)
     }
     if (L->depth > 0 && L->depth <= LEX_MAX_PAREN) {
         uint32_t at = L->paren_at[0];
+        L->in->unclosed_bracket = at;
         diag(L, at, at + 1,
              arena_printf(L->in->arena, "'%c' was never closed", L->parens[0]));
     }
@@ -1047,7 +1048,7 @@ static void lex_end_of_file(Lexer *L)
     emit(L, T_ENDMARKER, L->n, L->n);
 }
 
-TokenVec lex_file(const LexInput *in)
+TokenVec lex_file(LexInput *in)
 {
     Lexer L;
     memset(&L, 0, sizeof L);

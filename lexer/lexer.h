@@ -45,11 +45,12 @@ typedef struct LexInput {
     Interner *names;
     DiagVec *diags;
     FeatureVec *features;
+    uint32_t unclosed_bracket;   /* out: offset of a bracket never closed, or UINT32_MAX */
 } LexInput;
 
 /* Tokenizes the whole file; always ends with ENDMARKER. Errors are added to
  * in->diags and leave ERROR tokens that keep their bytes. */
-TokenVec lex_file(const LexInput *in);
+TokenVec lex_file(LexInput *in);
 
 const char *tok_kind_text(TokKind k);   /* as written: "(" or "name" */
 const char *tok_kind_name(TokKind k);   /* identifier: LPAR, NAME */

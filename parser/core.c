@@ -93,7 +93,9 @@ void error_here(Parser *P, const char *msg)
         P->stmt_error = true;
         return;
     }
-    error_span(P, t->start, t->start + t->len, msg);
+    /* a missing token "at" a line break points at the end of the line */
+    uint32_t len = t->kind == T_NEWLINE ? 0 : t->len;
+    error_span(P, t->start, t->start + len, msg);
 }
 
 void error_expected(Parser *P, const char *what)
@@ -287,6 +289,20 @@ static void sort_diags(Arena *a, DiagVec *v)
     }
 }
 
+/* After a bracket that is never closed the rest of the file is one logical
+ * line to the parser, and what it says about it is noise: keep the lexer's
+ * "was never closed" and drop the parser's errors that follow it. */
+static void drop_errors_after_unclosed_bracket(Syntax *S, uint32_t nlex, uint32_t at)
+{
+    if (at == UINT32_MAX)
+        return;
+    uint32_t w = nlex;
+    for (uint32_t r = nlex; r < S->diags.n; r++)
+        if (S->diags.v[r].start < at)
+            S->diags.v[w++] = S->diags.v[r];
+    S->diags.n = w;
+}
+
 void parse_file(Syntax *S, const char *src, uint32_t len, Arena *arena)
 {
     memset(S, 0, sizeof *S);
@@ -294,7 +310,7 @@ void parse_file(Syntax *S, const char *src, uint32_t len, Arena *arena)
     S->len = len;
     S->arena = arena;
     intern_init(&S->names, arena);
-    LexInput in = {src, len, arena, &S->names, &S->diags, &S->features};
+    LexInput in = {src, len, arena, &S->names, &S->diags, &S->features, UINT32_MAX};
     S->toks = lex_file(&in);
     uint32_t nlex = S->diags.n;
 
@@ -308,6 +324,7 @@ void parse_file(Syntax *S, const char *src, uint32_t len, Arena *arena)
     parse_module(&P);
     S->nodes = P.nodes.v;
     S->nnodes = P.nodes.n;
+    drop_errors_after_unclosed_bracket(S, nlex, in.unclosed_bracket);
     /* lexer diagnostics come first in the vector; order all by position */
     if (nlex && S->diags.n > nlex)
         sort_diags(arena, &S->diags);
