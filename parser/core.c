@@ -325,8 +325,9 @@ void parse_file(Syntax *S, const char *src, uint32_t len, Arena *arena)
     S->nodes = P.nodes.v;
     S->nnodes = P.nodes.n;
     drop_errors_after_unclosed_bracket(S, nlex, in.unclosed_bracket);
-    /* lexer diagnostics come first in the vector; order all by position */
-    if (nlex && S->diags.n > nlex)
+    /* the lexer reports some errors late (an unclosed bracket at the end of
+     * the file) and the parser appends its own: order all by position */
+    if (S->diags.n > 1)
         sort_diags(arena, &S->diags);
 }
 
