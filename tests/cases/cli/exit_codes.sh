@@ -1,6 +1,6 @@
 # Exit codes and option errors: 0 clean, 1 findings, 2 usage.
-t=$(mktemp -d); trap 'rm -rf "$t"' EXIT
-cd "$t"; t=.
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"; t=.
 printf 'x = 1\n' > "$t/ok.py"; printf 'x = = 1\n' > "$t/bad.py"
 "$PFC" lint "$t/ok.py" > /dev/null; echo "clean: $?"
 "$PFC" lint "$t/bad.py" > /dev/null; echo "syntax error: $?"
