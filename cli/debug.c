@@ -34,7 +34,7 @@ static const char *round_trip_problem(const char *src, uint32_t len, int target,
     const char *why = check_tree(s);
     Buf out = {0};
     emit_tree(s, &out);
-    if (!why && (out.n != len || memcmp(out.v, src, len) != 0))
+    if (!why && (out.n != len || (len && memcmp(out.v, src, len) != 0)))
         why = "re-emitted bytes differ from the file";
     buf_free(&out);
     return why;
@@ -164,7 +164,8 @@ int cmd_debug_corpus(int argc, char **argv)
     size_t failed = 0, syntax = 0;
     uint64_t bytes = 0;
     for (size_t i = 0; i < n; i++) {
-        fwrite(run.lines[i].v, 1, run.lines[i].n, stdout);
+        if (run.lines[i].n)
+            fwrite(run.lines[i].v, 1, run.lines[i].n, stdout);
         buf_free(&run.lines[i]);
         failed += run.failed[i];
         syntax += run.syntax[i];

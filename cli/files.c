@@ -73,7 +73,8 @@ static void walk_dir(PathList *out, const char *dir, int flags, int depth)
         push_path(&names, e->d_name);
     }
     closedir(d);
-    qsort(names.v, names.n, sizeof *names.v, cmp_str);
+    if (names.n)
+        qsort(names.v, names.n, sizeof *names.v, cmp_str);
     char path[4096];
     for (size_t i = 0; i < names.n; i++) {
         /* "." is the default path: report "pkg/x.py", not "./pkg/x.py" */

@@ -227,7 +227,8 @@ int cmd_lint(int argc, char **argv)
             fputs(",\n", stdout);
         if (n)
             first_json = false;
-        fwrite(r->out.v, 1, r->out.n, stdout);
+        if (r->out.n)
+            fwrite(r->out.v, 1, r->out.n, stdout);
         total += n;
         files_with += n > 0;
         for (int sev = o.fail_on; sev <= SEV_ERROR; sev++)

@@ -89,7 +89,8 @@ int cmd_emit(int argc, char **argv, bool dump)
         dump_cst(&s, &out);
     else
         emit_tree(&s, &out);
-    fwrite(out.v, 1, out.n, stdout);
+    if (out.n)
+        fwrite(out.v, 1, out.n, stdout);
     if (!dump) {
         for (uint32_t i = 0; i < s.diags.n; i++) {
             uint32_t line, col;

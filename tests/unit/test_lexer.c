@@ -24,6 +24,7 @@ typedef struct Lexed {
     TokenVec toks;
     const char *src;
     uint32_t len;
+    uint32_t unclosed_bracket;   /* LexInput's out field after lexing */
 } Lexed;
 
 /* Invariants that hold for every input: tokens in order, not overlapping, inside
@@ -68,8 +69,12 @@ static Lexed *lex_n(const char *src, size_t len)
     intern_init(&L->names, &L->arena);
     L->src = src;
     L->len = (uint32_t)len;
-    LexInput in = {src, (uint32_t)len, &L->arena, &L->names, &L->diags, &L->features};
+    LexInput in = {
+        .src = src, .len = (uint32_t)len, .arena = &L->arena, .names = &L->names,
+        .diags = &L->diags, .features = &L->features, .unclosed_bracket = UINT32_MAX,
+    };
     L->toks = lex_file(&in);
+    L->unclosed_bracket = in.unclosed_bracket;
     check_invariants(L);
     return L;
 }
