@@ -95,5 +95,31 @@ for f in tests/cases/cli/*.sh; do
     compare "$TMP/out" "${f%.sh}.out" "$name" && passed=$((passed + 1))
 done
 
-echo "golden: $passed passed, $failed failed"
+# The inputs' own claims, checked against the real interpreters when present:
+# parse/ accepted and errors/ rejected (at the recorded line:col) by 3.13, and
+# each gating/ snippet accepted exactly from its min-version on.
+PYENV_ROOT=${PYENV_ROOT:-$(pyenv root 2>/dev/null || echo "$HOME/.pyenv")}
+pythons=()
+for minor in 9 10 11 12 13; do
+    d=$(ls -d "$PYENV_ROOT"/versions/3.$minor.* 2>/dev/null | sort -V | tail -n 1)
+    [ -n "$d" ] && [ -x "$d/bin/python3" ] && pythons+=("$d/bin/python3")
+done
+skipped=0
+if [ "${#pythons[@]}" -eq 5 ]; then
+    if python_out=$("${pythons[4]}" tests/tools/check_cases.py "${pythons[4]}" 2>&1); then
+        passed=$((passed + 1))
+    else
+        fail "oracle parse/ errors/" "$(echo "$python_out" | grep -v ' ok' | tail -5)"
+    fi
+    if python_out=$("${pythons[4]}" tests/tools/check_gating.py "${pythons[@]}" 2>&1); then
+        passed=$((passed + 1))
+    else
+        fail "oracle gating/" "$(echo "$python_out" | grep FAIL | head -5)"
+    fi
+else
+    echo "SKIPPED oracle checks: need CPython 3.9-3.13 under $PYENV_ROOT/versions"
+    skipped=2
+fi
+
+echo "golden: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
