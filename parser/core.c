@@ -22,7 +22,8 @@ bool expect(Parser *P, TokKind k)
 {
     if (accept(P, k))
         return true;
-    error_expected(P, arena_printf(P->S->arena, "'%s'", tok_kind_text(k)));
+    if (!P->stmt_error)
+        error_expected(P, arena_printf(P->S->arena, "'%s'", tok_kind_text(k)));
     return false;
 }
 
@@ -100,6 +101,8 @@ void error_here(Parser *P, const char *msg)
 
 void error_expected(Parser *P, const char *what)
 {
+    if (P->stmt_error)
+        return;   /* reported once per statement: do not even format it */
     TokKind k = cur(P);
     const char *got = k == T_NEWLINE || k == T_ENDMARKER || k == T_INDENT || k == T_DEDENT
                           ? tok_kind_text(k)
@@ -398,4 +401,36 @@ void syntax_line_col(Syntax *s, uint32_t offset, uint32_t *line, uint32_t *col)
         c += ((unsigned char)s->src[i] & 0xc0) != 0x80;   /* count code points */
     *line = lo + 1;
     *col = c;
+}
+
+uint32_t node_nkids(const Syntax *s, const Node *n)
+{
+    (void)s;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n->nkids; i++)
+        k += !elem_is_token(n->kids[i]);
+    return k;
+}
+
+uint32_t node_kid_id(const Syntax *s, const Node *n, uint32_t i)
+{
+    (void)s;
+    for (uint32_t j = 0; j < n->nkids; j++)
+        if (!elem_is_token(n->kids[j]) && i-- == 0)
+            return n->kids[j];
+    return UINT32_MAX;
+}
+
+const Node *node_kid(const Syntax *s, const Node *n, uint32_t i)
+{
+    uint32_t id = node_kid_id(s, n, i);
+    return id == UINT32_MAX ? NULL : &s->nodes[id];
+}
+
+const Token *node_token(const Syntax *s, const Node *n, TokKind k)
+{
+    for (uint32_t j = 0; j < n->nkids; j++)
+        if (elem_is_token(n->kids[j]) && s->toks.v[elem_index(n->kids[j])].kind == k)
+            return &s->toks.v[elem_index(n->kids[j])];
+    return NULL;
 }

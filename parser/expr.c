@@ -59,10 +59,13 @@ static void parse_format_spec(Parser *P)
 {
     uint32_t m = mark(P);
     while (at(P, T_FSTRING_MIDDLE) || at(P, T_LBRACE)) {
+        uint32_t before = P->pos;
         if (at(P, T_FSTRING_MIDDLE))
             bump(P);
         else
             parse_fstring(P);   /* a nested field: handled below by the '{' branch */
+        if (P->pos == before)
+            break;              /* too deep: the field was not entered */
     }
     finish(P, N_FORMAT_SPEC, m);
 }
@@ -140,7 +143,8 @@ static void parse_fstring(Parser *P)
     }
     uint32_t m = mark(P);
     bump(P);  /* FSTRING_START */
-    for (;;) {
+    for (uint32_t before = UINT32_MAX; before != P->pos;) {
+        before = P->pos;
         if (at(P, T_FSTRING_MIDDLE)) {
             bump(P);
         } else if (at(P, T_LBRACE)) {
@@ -540,10 +544,17 @@ static void parse_power(Parser *P)
 {
     uint32_t m = mark(P);
     parse_await_primary(P);
-    if (accept(P, T_DOUBLESTAR)) {
-        parse_factor(P);
+    if (!at(P, T_DOUBLESTAR))
+        return;
+    bump(P);
+    if (!enter(P)) {   /* a ** b ** c ... recurses to the right */
+        missing_expression(P);
         finish(P, N_POWER, m);
+        return;
     }
+    parse_factor(P);
+    leave(P);
+    finish(P, N_POWER, m);
 }
 
 /* factor: '+' factor | '-' factor | '~' factor | power */
