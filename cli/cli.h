@@ -9,7 +9,8 @@
 enum { EXIT_CLEAN = 0, EXIT_FINDINGS = 1, EXIT_USAGE = 2 };
 
 int cmd_lint(int argc, char **argv);
-int cmd_emit(int argc, char **argv, bool dump);
+typedef enum EmitMode { EMIT_SOURCE, EMIT_DUMP_CST, EMIT_DUMP_IR } EmitMode;
+int cmd_emit(int argc, char **argv, EmitMode mode);
 int cmd_debug_corpus(int argc, char **argv);
 int cmd_debug_bench(int argc, char **argv);
 

@@ -1,6 +1,7 @@
 /* pfc: pre-flight checks for PyTorch training code. */
 #include "../base/buf.h"
 #include "../emit/emit.h"
+#include "../ir/ir.h"
 #include "cli.h"
 #include "files.h"
 #include <stdarg.h>
@@ -16,6 +17,7 @@ static const char usage_text[] =
     "commands:\n"
     "  lint [PATH ...]          lint files and directories (alias: check)\n"
     "  dump-cst FILE            print the lossless syntax tree\n"
+    "  dump-ir FILE [--fn NAME] print the SSA IR with its lattice facts\n"
     "  emit FILE                parse and re-emit FILE to stdout (exit 1 on syntax errors)\n"
     "  version                  print the version\n"
     "  help                     print this help\n"
@@ -52,13 +54,15 @@ int parse_target_version(const char *s)
     return minor >= PY_MINOR_MIN && minor <= PY_MINOR_MAX ? minor : -1;
 }
 
-/* pfc emit FILE / pfc dump-cst FILE [--target-version 3.X] */
-int cmd_emit(int argc, char **argv, bool dump)
+/* pfc emit FILE / pfc dump-cst FILE / pfc dump-ir FILE [--fn NAME] [--target-version 3.X] */
+int cmd_emit(int argc, char **argv, EmitMode mode)
 {
-    const char *path = NULL;
+    const char *path = NULL, *only_fn = NULL;
     int target = PY_MINOR_MAX;
     for (int i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "--target-version") == 0 && i + 1 < argc) {
+        if (mode == EMIT_DUMP_IR && strcmp(argv[i], "--fn") == 0 && i + 1 < argc) {
+            only_fn = argv[++i];
+        } else if (strcmp(argv[i], "--target-version") == 0 && i + 1 < argc) {
             if ((target = parse_target_version(argv[++i])) < 0)
                 return usage_error("invalid --target-version '%s' (expected 3.9 to 3.13)",
                                    argv[i]);
@@ -85,13 +89,18 @@ int cmd_emit(int argc, char **argv, bool dump)
     parse_file(&s, src, len, &arena);
     parse_check_target(&s, target);
     Buf out = {0};
-    if (dump)
+    if (mode == EMIT_DUMP_IR) {
+        Ir ir;
+        ir_build(&ir, &s);
+        ir_dump(&ir, only_fn, &out);
+    } else if (mode == EMIT_DUMP_CST) {
         dump_cst(&s, &out);
-    else
+    } else {
         emit_tree(&s, &out);
+    }
     if (out.n)
         fwrite(out.v, 1, out.n, stdout);
-    if (!dump) {
+    if (mode == EMIT_SOURCE) {
         for (uint32_t i = 0; i < s.diags.n; i++) {
             uint32_t line, col;
             syntax_line_col(&s, s.diags.v[i].start, &line, &col);
@@ -115,9 +124,11 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "lint") == 0 || strcmp(cmd, "check") == 0)
         return cmd_lint(argc - 2, argv + 2);
     if (strcmp(cmd, "emit") == 0)
-        return cmd_emit(argc - 2, argv + 2, false);
+        return cmd_emit(argc - 2, argv + 2, EMIT_SOURCE);
     if (strcmp(cmd, "dump-cst") == 0)
-        return cmd_emit(argc - 2, argv + 2, true);
+        return cmd_emit(argc - 2, argv + 2, EMIT_DUMP_CST);
+    if (strcmp(cmd, "dump-ir") == 0)
+        return cmd_emit(argc - 2, argv + 2, EMIT_DUMP_IR);
     if (strcmp(cmd, "debug-corpus") == 0)
         return cmd_debug_corpus(argc - 2, argv + 2);
     if (strcmp(cmd, "debug-bench") == 0)

@@ -50,6 +50,15 @@ void parse_check_target(Syntax *s, int target_minor);
 
 const char *node_kind_name(NodeKind k);
 
+/* Navigation for later stages: children that are nodes, skipping tokens. */
+static inline const Node *syn_node(const Syntax *s, uint32_t id) { return &s->nodes[id]; }
+uint32_t node_nkids(const Syntax *s, const Node *n);              /* node children */
+const Node *node_kid(const Syntax *s, const Node *n, uint32_t i);   /* i-th node child or NULL */
+uint32_t node_kid_id(const Syntax *s, const Node *n, uint32_t i);   /* its id, or UINT32_MAX */
+/* The first token child of kind k, or NULL. */
+const Token *node_token(const Syntax *s, const Node *n, TokKind k);
+static inline uint32_t node_id(const Syntax *s, const Node *n) { return (uint32_t)(n - s->nodes); }
+
 /* 1-based line and column (in code points) of a byte offset. */
 void syntax_line_col(Syntax *s, uint32_t offset, uint32_t *line, uint32_t *col);
 uint32_t node_start(const Syntax *s, const Node *n);

@@ -1,0 +1,508 @@
+/* Lattice facts over the SSA values of all functions: graph attachment, roles,
+ * the in-file class of instances. A monotone fixpoint: facts only move up
+ * (attachment joins, roles accumulate), so iteration ends. Interprocedural in
+ * a context-insensitive way: a parameter's facts are the join of the
+ * arguments at the file's call sites, a call's facts the join of the callee's
+ * returns. Unknown stays unknown: rules act only on proven facts. */
+#include "internal.h"
+#include <string.h>
+
+typedef struct Facts {
+    const Ir *ir;
+    const Syntax *S;
+    bool changed;
+    /* per function: join of argument facts per parameter position */
+    struct ParamFacts { uint8_t attach; uint32_t roles, cls; bool called; } **params;
+} Facts;
+
+Attach attach_join(Attach a, Attach b)
+{
+    if (a == ATT_BOTTOM)
+        return b;
+    if (b == ATT_BOTTOM || a == b)
+        return a;
+    return ATT_MAYBE;
+}
+
+/* Arithmetic and tensor functions: attached if any input is. */
+static Attach attach_any(Attach a, Attach b)
+{
+    if (a == ATT_ATTACHED || b == ATT_ATTACHED)
+        return ATT_ATTACHED;
+    if (a == ATT_MAYBE || b == ATT_MAYBE)
+        return ATT_MAYBE;
+    if (a == ATT_BOTTOM)
+        return b;
+    return a;
+}
+
+static bool str_is(const Syntax *S, uint32_t id, const char *s)
+{
+    uint32_t len;
+    const char *q = intern_str(&S->names, id, &len);
+    return id && strlen(s) == len && memcmp(q, s, len) == 0;
+}
+
+static bool str_prefix(const Syntax *S, uint32_t id, const char *p)
+{
+    uint32_t len;
+    const char *q = intern_str(&S->names, id, &len);
+    size_t n = strlen(p);
+    return id && len >= n && memcmp(q, p, n) == 0;
+}
+
+static bool name_in(const Syntax *S, uint32_t id, const char *const *list)
+{
+    for (; *list; list++)
+        if (str_is(S, id, *list))
+            return true;
+    return false;
+}
+
+/* ---- what a qualified callee produces -------------------------------------------------- */
+
+static const char *const loss_functions[] = {
+    "torch.nn.functional.cross_entropy", "torch.nn.functional.nll_loss",
+    "torch.nn.functional.mse_loss", "torch.nn.functional.l1_loss",
+    "torch.nn.functional.binary_cross_entropy", "torch.nn.functional.binary_cross_entropy_with_logits",
+    "torch.nn.functional.smooth_l1_loss", "torch.nn.functional.kl_div",
+    "torch.nn.functional.huber_loss", "torch.nn.functional.cosine_embedding_loss", NULL};
+static const char *const loss_modules[] = {
+    "torch.nn.CrossEntropyLoss", "torch.nn.NLLLoss", "torch.nn.MSELoss", "torch.nn.L1Loss",
+    "torch.nn.BCELoss", "torch.nn.BCEWithLogitsLoss", "torch.nn.SmoothL1Loss", "torch.nn.KLDivLoss",
+    "torch.nn.HuberLoss", NULL};
+static const char *const creators[] = {
+    "torch.zeros", "torch.ones", "torch.empty", "torch.full", "torch.rand", "torch.randn",
+    "torch.randint", "torch.arange", "torch.linspace", "torch.tensor", "torch.as_tensor",
+    "torch.from_numpy", "torch.zeros_like", "torch.ones_like", "torch.randn_like", "torch.eye", NULL};
+static const char *const pynum_builtins[] = {
+    "builtins.float", "builtins.int", "builtins.len", "builtins.bool", "builtins.round",
+    "builtins.str", "builtins.isinstance", "builtins.print", "builtins.range", NULL};
+static const char *const killing_methods[] = {
+    "detach", "item", "tolist", "numpy", "argmax", "argmin", "size", "dim", "numel",
+    "backward", "zero_grad", "step", "append", "extend", "eval", "train", "state_dict",
+    "load_state_dict", "__len__", "nelement", "element_size", "is_cuda", "type", NULL};
+static const char *const reductions[] = {"sum", "mean", "max", "min", "norm", "std", "var",
+                                         "prod", "logsumexp", NULL};
+
+static void set(IrValue *v, Attach a, uint32_t roles)
+{
+    v->attach = (uint8_t)a;
+    v->roles = roles;
+}
+
+/* ---- helpers over values ---------------------------------------------------------------- */
+
+static const IrValue *val(const IrFunction *f, ValueId id) { return &f->values.v[id]; }
+
+/* The function a callee value denotes, or -1. */
+int ir_callee_function(const Ir *ir, const IrFunction *f, ValueId callee);
+
+static int method_of(const Ir *ir, uint32_t cls1, uint32_t name)
+{
+    if (!cls1)
+        return -1;
+    const IrClass *c = &ir->classes.v[cls1 - 1];
+    for (uint32_t i = 0; i < c->methods.n; i++)
+        if (ir->funcs.v[c->methods.v[i]].name == name)
+            return c->methods.v[i];
+    return -1;
+}
+
+static int module_function(const Ir *ir, uint32_t name)
+{
+    for (uint32_t i = ir->module_defs.n; i-- > 0;) {
+        const IrModuleDef *d = &ir->module_defs.v[i];
+        if (d->name != name)
+            continue;
+        const IrValue *v = &ir->funcs.v[0].values.v[d->value];
+        return v->op == IR_FUNC ? (int)v->index : -1;
+    }
+    return -1;
+}
+
+int ir_callee_function(const Ir *ir, const IrFunction *f, ValueId callee)
+{
+    const IrValue *c = val(f, callee);
+    if (c->op == IR_FUNC)
+        return (int)c->index;
+    if (c->op == IR_GLOBAL)
+        return module_function(ir, c->name);
+    if (c->op == IR_ATTR && c->nargs)
+        return method_of(ir, val(f, c->args[0])->cls, c->name);
+    if (c->cls && ir->classes.v[c->cls - 1].is_module)   /* model(x) runs forward */
+        return method_of(ir, c->cls, intern((Interner *)&ir->syn->names, "forward", 7));
+    return -1;
+}
+
+static void join_returns(const Ir *ir, int fi, Attach *a, uint32_t *roles, uint32_t *cls)
+{
+    const IrFunction *g = &ir->funcs.v[fi];
+    *a = ATT_BOTTOM;
+    *roles = 0;
+    *cls = 0;
+    for (uint32_t i = 0; i < g->returns.n; i++) {
+        const IrValue *r = &g->values.v[g->returns.v[i]];
+        if (!r->nargs)
+            continue;
+        const IrValue *x = &g->values.v[r->args[0]];
+        *a = attach_join(*a, (Attach)x->attach);
+        *roles |= x->roles;
+        *cls = *cls ? *cls : x->cls;
+    }
+}
+
+/* Records argument facts at a call of an in-file function. */
+static void note_call(Facts *F, const IrFunction *f, const IrValue *call, int fi, int skip_self)
+{
+    const IrFunction *g = &F->ir->funcs.v[fi];
+    struct ParamFacts *pf = F->params[fi];
+    uint32_t pos = (uint32_t)skip_self;
+    for (uint32_t a = 1; a < call->nargs; a++) {
+        uint32_t slot = UINT32_MAX;
+        uint32_t kw = call->kwnames ? call->kwnames[a] : 0;
+        if (kw) {
+            for (uint32_t p = 0; p < g->params.n; p++)
+                if (g->values.v[g->params.v[p]].name == kw)
+                    slot = p;
+        } else {
+            slot = pos++;
+        }
+        if (slot >= g->params.n)
+            continue;
+        const IrValue *x = val(f, call->args[a]);
+        Attach j = attach_join((Attach)pf[slot].attach, (Attach)x->attach);
+        uint32_t roles = pf[slot].roles | x->roles;
+        if (j != pf[slot].attach || roles != pf[slot].roles || !pf[slot].called) {
+            pf[slot].attach = (uint8_t)j;
+            pf[slot].roles = roles;
+            pf[slot].called = true;
+            if (!pf[slot].cls)
+                pf[slot].cls = x->cls;
+            F->changed = true;
+        }
+    }
+}
+
+/* ---- transfer functions --------------------------------------------------------------- */
+
+static void facts_of_qualified_call(Facts *F, const IrFunction *f, IrValue *v, const IrValue *callee)
+{
+    const Syntax *S = F->S;
+    uint32_t q = callee->qual;
+    Attach in = ATT_BOTTOM;
+    for (uint32_t i = 1; i < v->nargs; i++)
+        in = attach_any(in, (Attach)val(f, v->args[i])->attach);
+    if (name_in(S, q, loss_functions)) {
+        set(v, in, ROLE_LOSS | ROLE_SCALAR);
+    } else if (name_in(S, q, loss_modules)) {
+        set(v, ATT_DETACHED, ROLE_LOSS_FN);
+    } else if (str_is(S, q, "torch.nn.functional.softmax") || str_is(S, q, "torch.softmax")) {
+        set(v, in, ROLE_SOFTMAX);
+    } else if (str_is(S, q, "torch.nn.functional.log_softmax") || str_is(S, q, "torch.log_softmax")) {
+        set(v, in, ROLE_LOG_SOFTMAX);
+    } else if (str_is(S, q, "torch.sigmoid") || str_is(S, q, "torch.nn.functional.sigmoid")) {
+        set(v, in, ROLE_SIGMOID);
+    } else if (str_is(S, q, "torch.nn.Softmax")) {
+        set(v, ATT_DETACHED, ROLE_MODEL | ROLE_SOFTMAX);
+    } else if (str_is(S, q, "torch.nn.Sigmoid")) {
+        set(v, ATT_DETACHED, ROLE_MODEL | ROLE_SIGMOID);
+    } else if (str_prefix(S, q, "torch.optim.lr_scheduler.")) {
+        set(v, ATT_DETACHED, ROLE_SCHEDULER);
+    } else if (str_prefix(S, q, "torch.optim.") || str_prefix(S, q, "bitsandbytes.optim.")) {
+        set(v, ATT_DETACHED, ROLE_OPTIMIZER);
+    } else if (str_is(S, q, "torch.utils.data.DataLoader") ||
+               str_is(S, q, "torch.utils.data.dataloader.DataLoader")) {
+        set(v, ATT_DETACHED, ROLE_LOADER);
+    } else if (str_is(S, q, "torch.device")) {
+        set(v, ATT_DETACHED, ROLE_DEVICE);
+    } else if (str_prefix(S, q, "torch.nn.") && !str_prefix(S, q, "torch.nn.functional.") &&
+               !str_prefix(S, q, "torch.nn.utils.") && !str_prefix(S, q, "torch.nn.init.")) {
+        set(v, ATT_DETACHED, ROLE_MODEL);   /* a layer or container module */
+    } else if (str_prefix(S, q, "transformers.") && str_prefix(S, q, "transformers.Auto") &&
+               (str_prefix(S, q, "transformers.AutoModel"))) {
+        set(v, ATT_DETACHED, ROLE_MODEL);
+    } else if (name_in(S, q, creators)) {
+        bool grad = false;
+        for (uint32_t i = 1; i < v->nargs; i++)
+            if (v->kwnames && v->kwnames[i] && str_is(S, v->kwnames[i], "requires_grad"))
+                grad = val(f, v->args[i])->op == IR_CONST &&
+                       S->toks.v[S->nodes[val(f, v->args[i])->node].first_tok].kind == T_KW_TRUE;
+        set(v, grad ? ATT_ATTACHED : ATT_DETACHED, 0);
+    } else if (name_in(S, q, pynum_builtins)) {
+        set(v, ATT_DETACHED, ROLE_PYNUM);
+    } else if (str_is(S, q, "builtins.enumerate") || str_is(S, q, "builtins.iter") ||
+               str_is(S, q, "builtins.zip") || str_prefix(S, q, "tqdm.")) {
+        /* wrappers over an iterable keep what the iterable yields */
+        uint32_t roles = 0;
+        for (uint32_t i = 1; i < v->nargs; i++)
+            roles |= val(f, v->args[i])->roles & ROLE_LOADER;
+        set(v, in, roles);
+    } else if (str_prefix(S, q, "torch.")) {
+        set(v, in == ATT_BOTTOM ? ATT_DETACHED : in, 0);   /* tensor functions propagate */
+    } else {
+        set(v, ATT_MAYBE, 0);
+    }
+}
+
+static void facts_of_method_call(Facts *F, const IrFunction *f, IrValue *v, const IrValue *callee)
+{
+    const Syntax *S = F->S;
+    const IrValue *recv = val(f, callee->args[0]);
+    uint32_t m = callee->name;
+    if (name_in(S, m, killing_methods)) {
+        set(v, ATT_DETACHED, str_is(S, m, "item") ? ROLE_PYNUM : 0);
+        return;
+    }
+    if (recv->roles & ROLE_MODEL) {
+        if (str_is(S, m, "to") || str_is(S, m, "cuda") || str_is(S, m, "cpu") ||
+            str_is(S, m, "half") || str_is(S, m, "float") || str_is(S, m, "bfloat16")) {
+            set(v, (Attach)recv->attach, recv->roles);
+            v->cls = recv->cls;
+            return;
+        }
+        if (str_is(S, m, "parameters") || str_is(S, m, "named_parameters")) {
+            set(v, ATT_ATTACHED, 0);
+            return;
+        }
+    }
+    Attach a = (Attach)recv->attach;
+    uint32_t roles = 0;
+    if (name_in(S, m, reductions) && v->nargs == 1)
+        roles |= ROLE_SCALAR;
+    if (str_is(S, m, "softmax"))
+        roles |= ROLE_SOFTMAX;
+    if (str_is(S, m, "log_softmax"))
+        roles |= ROLE_LOG_SOFTMAX;
+    if (str_is(S, m, "sigmoid"))
+        roles |= ROLE_SIGMOID;
+    if (recv->roles & (ROLE_LOSS | ROLE_SCALAR))
+        roles |= recv->roles & (ROLE_LOSS | ROLE_SCALAR);
+    if (a == ATT_BOTTOM)
+        a = ATT_MAYBE;
+    set(v, a, roles);
+}
+
+static void facts_of_call(Facts *F, const IrFunction *f, IrValue *v)
+{
+    const IrValue *callee = val(f, v->args[0]);
+    int fi = ir_callee_function(F->ir, f, v->args[0]);
+    if (callee->op == IR_CLASS || (callee->op == IR_GLOBAL && callee->cls && !callee->qual)) {
+        uint32_t c = callee->op == IR_CLASS ? callee->index + 1 : callee->cls;
+        set(v, ATT_DETACHED, F->ir->classes.v[c - 1].is_module ? ROLE_MODEL : 0);
+        v->cls = c;
+        return;
+    }
+    if (fi >= 0) {
+        bool method = callee->op == IR_ATTR || callee->cls;
+        note_call(F, f, v, fi, method ? 1 : 0);
+        Attach a;
+        uint32_t roles, cls;
+        join_returns(F->ir, fi, &a, &roles, &cls);
+        if (callee->roles & ROLE_MODEL || callee->cls)
+            a = attach_any(a, ATT_ATTACHED);   /* a model's output carries its graph */
+        set(v, a == ATT_BOTTOM ? ATT_MAYBE : a, roles & ~ROLE_MODEL);
+        v->cls = cls;
+        return;
+    }
+    if (callee->roles & ROLE_LOSS_FN) {
+        Attach in = ATT_BOTTOM;
+        for (uint32_t i = 1; i < v->nargs; i++)
+            in = attach_any(in, (Attach)val(f, v->args[i])->attach);
+        set(v, in, ROLE_LOSS | ROLE_SCALAR);
+        return;
+    }
+    if (callee->roles & ROLE_MODEL) {
+        set(v, ATT_ATTACHED, callee->roles & (ROLE_SOFTMAX | ROLE_SIGMOID));
+        return;
+    }
+    if (callee->qual) {
+        facts_of_qualified_call(F, f, v, callee);
+        return;
+    }
+    if (callee->op == IR_ATTR && callee->nargs) {
+        facts_of_method_call(F, f, v, callee);
+        return;
+    }
+    set(v, ATT_MAYBE, 0);
+}
+
+/* self.<name> in a method: the join of what the class's methods store there. */
+static void facts_of_class_attr(Facts *F, IrValue *v, uint32_t cls1)
+{
+    const IrClass *c = &F->ir->classes.v[cls1 - 1];
+    Attach a = ATT_BOTTOM;
+    uint32_t roles = 0, cls = 0;
+    for (uint32_t m = 0; m < c->methods.n; m++) {
+        const IrFunction *g = &F->ir->funcs.v[c->methods.v[m]];
+        if (!g->params.n)
+            continue;
+        ValueId self = g->params.v[0];
+        for (uint32_t i = 1; i < g->values.n; i++) {
+            const IrValue *s = &g->values.v[i];
+            if (s->op != IR_STORE_ATTR || s->args[0] != self || s->name != v->name)
+                continue;
+            const IrValue *x = &g->values.v[s->args[1]];
+            a = attach_join(a, (Attach)x->attach);
+            roles |= x->roles;
+            cls = cls ? cls : x->cls;
+        }
+    }
+    set(v, a == ATT_BOTTOM ? ATT_MAYBE : a, roles);
+    v->cls = cls;
+}
+
+static void facts_of_global(Facts *F, IrValue *v)
+{
+    if (v->qual) {
+        set(v, ATT_DETACHED, 0);
+        return;
+    }
+    Attach a = ATT_BOTTOM;
+    uint32_t roles = 0, cls = 0;
+    const IrFunction *m = &F->ir->funcs.v[0];
+    for (uint32_t i = 0; i < F->ir->module_defs.n; i++) {
+        const IrModuleDef *d = &F->ir->module_defs.v[i];
+        if (d->name != v->name)
+            continue;
+        const IrValue *x = &m->values.v[d->value];
+        if (x->op == IR_CLASS)
+            cls = x->index + 1;
+        a = attach_join(a, (Attach)x->attach);
+        roles |= x->roles;
+        cls = cls ? cls : x->cls;
+    }
+    set(v, a == ATT_BOTTOM ? ATT_MAYBE : a, roles);
+    v->cls = cls;
+}
+
+static void facts_of_param(Facts *F, int fi, IrValue *v)
+{
+    const IrFunction *g = &F->ir->funcs.v[fi];
+    if (v->index == 0 && g->class_index >= 0 && g->kind == SCOPE_FUNCTION) {
+        const IrClass *c = &F->ir->classes.v[g->class_index];
+        set(v, ATT_DETACHED, c->is_module ? ROLE_MODEL : 0);   /* self */
+        v->cls = (uint32_t)g->class_index + 1;
+        return;
+    }
+    uint32_t slot = 0;
+    for (; slot < g->params.n; slot++)
+        if (&g->values.v[g->params.v[slot]] == v)
+            break;
+    const struct ParamFacts *pf = slot < g->params.n ? &F->params[fi][slot] : NULL;
+    if (!pf || !pf->called) {
+        set(v, ATT_MAYBE, 0);   /* called from outside the file, or not at all */
+        return;
+    }
+    set(v, (Attach)pf->attach, pf->roles);
+    v->cls = pf->cls;
+}
+
+static void transfer(Facts *F, int fi, IrFunction *f, IrValue *v)
+{
+    Attach in = ATT_BOTTOM;
+    switch ((IrOp)v->op) {
+    case IR_CONST: set(v, ATT_DETACHED, ROLE_PYNUM); break;
+    case IR_UNDEF: case IR_NONE: set(v, ATT_BOTTOM, 0); break;
+    case IR_PARAM: facts_of_param(F, fi, v); break;
+    case IR_GLOBAL: facts_of_global(F, v); break;
+    case IR_PHI: case IR_BOOLOP: {
+        uint32_t roles = 0, cls = 0;
+        for (uint32_t i = 0; i < v->nargs; i++) {
+            const IrValue *x = val(f, v->args[i]);
+            in = attach_join(in, (Attach)x->attach);
+            roles |= x->roles;
+            cls = cls ? cls : x->cls;
+        }
+        set(v, in, roles);
+        v->cls = cls;
+        break;
+    }
+    case IR_BINOP: case IR_UNARY: case IR_AWAIT: case IR_BUILD: {
+        uint32_t roles = 0;
+        if (!v->nargs)
+            in = ATT_DETACHED;   /* an empty container */
+        for (uint32_t i = 0; i < v->nargs; i++) {
+            in = attach_any(in, (Attach)val(f, v->args[i])->attach);
+            roles |= val(f, v->args[i])->roles & (ROLE_LOSS | ROLE_SCALAR | ROLE_CUDA);
+        }
+        set(v, in, (IrOp)v->op == IR_BUILD ? 0 : roles);
+        break;
+    }
+    case IR_COMPARE: set(v, ATT_DETACHED, ROLE_PYNUM); break;
+    case IR_ATTR: {
+        const IrValue *base = val(f, v->args[0]);
+        if (v->qual || base->qual) {
+            set(v, ATT_DETACHED, 0);
+        } else if (base->cls && base->op == IR_PARAM && base->index == 0) {
+            facts_of_class_attr(F, v, base->cls);
+        } else {
+            set(v, base->attach == ATT_BOTTOM ? ATT_MAYBE : (Attach)base->attach,
+                base->roles & (ROLE_MODEL | ROLE_LOSS | ROLE_BATCH));
+        }
+        break;
+    }
+    case IR_SUBSCR: case IR_UNPACK: {
+        const IrValue *base = val(f, v->args[0]);
+        set(v, (Attach)base->attach, base->roles & (ROLE_BATCH | ROLE_LOSS));
+        break;
+    }
+    case IR_ITER_NEXT: {
+        const IrValue *it = val(f, v->args[0]);
+        if (it->roles & ROLE_LOADER)
+            set(v, ATT_DETACHED, ROLE_BATCH);
+        else
+            set(v, (Attach)it->attach, 0);
+        break;
+    }
+    case IR_CALL: facts_of_call(F, f, v); break;
+    case IR_WITH_ENTER: case IR_YIELD: case IR_OPAQUE:
+        set(v, ATT_MAYBE, 0);
+        break;
+    default:
+        set(v, ATT_DETACHED, 0);
+        break;
+    }
+    /* inside no_grad nothing new is attached */
+    if (v->grad == GRAD_DISABLED && v->op != IR_PHI && v->op != IR_PARAM &&
+        v->op != IR_GLOBAL && v->attach == ATT_ATTACHED && v->op != IR_ATTR)
+        v->attach = ATT_DETACHED;
+}
+
+static void run_function(Facts *F, int fi)
+{
+    IrFunction *f = &F->ir->funcs.v[fi];
+    for (uint32_t b = 0; b < f->blocks.n; b++) {
+        IrBlock *blk = &f->blocks.v[b];
+        for (uint32_t i = 0; i < blk->values.n; i++) {
+            IrValue *v = &f->values.v[blk->values.v[i]];
+            if (v->op == IR_PHI && v->index)
+                continue;   /* forwarded */
+            IrValue old = *v;
+            transfer(F, fi, f, v);
+            /* monotone: never move down */
+            v->attach = (uint8_t)attach_join((Attach)old.attach, (Attach)v->attach);
+            v->roles |= old.roles;
+            if (!v->cls)
+                v->cls = old.cls;
+            if (v->attach != old.attach || v->roles != old.roles || v->cls != old.cls)
+                F->changed = true;
+        }
+    }
+}
+
+void ir_compute_facts(Ir *ir)
+{
+    Facts F = {ir, ir->syn, false, NULL};
+    F.params = arena_zalloc(ir->syn->arena, (ir->funcs.n + 1) * sizeof *F.params);
+    for (uint32_t i = 0; i < ir->funcs.n; i++)
+        F.params[i] = arena_zalloc(ir->syn->arena,
+                                   (ir->funcs.v[i].params.n + 1) * sizeof **F.params);
+    for (int round = 0; round < 50; round++) {
+        F.changed = false;
+        for (uint32_t i = 0; i < ir->funcs.n; i++)
+            run_function(&F, (int)i);
+        if (!F.changed)
+            break;
+    }
+}

@@ -1,0 +1,74 @@
+/* Shared by the IR's lowering files. */
+#ifndef PFC_IR_INTERNAL_H
+#define PFC_IR_INTERNAL_H
+#include "ir.h"
+#include <stdbool.h>
+
+enum { MAX_LOOP_DEPTH = 64, MAX_COMP_DEPTH = 16 };
+
+/* A small set of interned names (sorted array: scopes assign few names). */
+typedef struct NameSet { ARENA_VEC(uint32_t) v; } NameSet;
+bool name_set_has(const NameSet *s, uint32_t name);
+void name_set_add(Arena *a, NameSet *s, uint32_t name);
+
+typedef struct DefEntry { uint64_t var; BlockId block; ValueId value; } DefEntry;
+typedef struct IncompletePhi { BlockId block; uint64_t var; ValueId phi; } IncompletePhi;
+typedef struct LoopCtx { BlockId header, exit; uint32_t node; } LoopCtx;
+
+/* Lowering state of one function; nested defs get their own. */
+typedef struct FnState {
+    int fn;
+    BlockId cur;
+    GradMode grad;
+    DefEntry *defs;
+    uint32_t defs_mask, ndefs;
+    ARENA_VEC(IncompletePhi) incomplete;
+    LoopCtx loops[MAX_LOOP_DEPTH];
+    int nloops;
+    NameSet assigned;    /* names bound anywhere in the scope: locals */
+    NameSet globals;     /* declared global / nonlocal */
+    NameSet comp_vars[MAX_COMP_DEPTH];
+    uint32_t comp_tags[MAX_COMP_DEPTH];
+    int ncomp;
+} FnState;
+
+typedef struct ImportEntry { uint32_t name, qual; } ImportEntry;
+
+typedef struct Lowerer {
+    Ir *ir;
+    Syntax *S;
+    Arena *A;
+    FnState *fs;
+    int class_index;              /* class whose body is being lowered, or -1 */
+    uint32_t comp_counter;
+    ARENA_VEC(ImportEntry) imports;   /* module-level: local name -> qualified name */
+    NameSet module_assigned;
+} Lowerer;
+
+/* lower.c */
+ValueId ir_new_value(Lowerer *L, IrOp op, uint32_t node, BlockId b);
+ValueId ir_emit(Lowerer *L, IrOp op, uint32_t node);
+ValueId ir_emit1(Lowerer *L, IrOp op, uint32_t node, ValueId a);
+ValueId ir_emit2(Lowerer *L, IrOp op, uint32_t node, ValueId a, ValueId b);
+ValueId ir_lower_expr(Lowerer *L, uint32_t id);
+void ir_assign(Lowerer *L, uint32_t target, ValueId v);
+void ir_store_name(Lowerer *L, uint32_t name, ValueId v);
+void ir_write_var(Lowerer *L, uint64_t var, BlockId b, ValueId v);
+BlockId ir_new_block(Lowerer *L);
+void ir_add_edge(Lowerer *L, BlockId from, BlockId to);
+void ir_seal(Lowerer *L, BlockId b);
+void ir_dead(Lowerer *L);
+IrFunction *ir_cur_fn(Lowerer *L);
+uint32_t ir_intern_qual(Lowerer *L, uint32_t base_qual, uint32_t name);
+uint32_t ir_intern_cstr(Lowerer *L, const char *s);
+ValueId ir_resolve(const IrFunction *f, ValueId v);
+
+/* stmt.c */
+ValueId ir_lower_lambda(Lowerer *L, uint32_t id);
+uint32_t module_import_qual(Lowerer *L, uint32_t name);
+void module_record_def(Lowerer *L, uint32_t name, ValueId v);
+
+/* facts.c */
+void ir_compute_facts(Ir *ir);
+
+#endif

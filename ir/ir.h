@@ -1,0 +1,146 @@
+/* ir: the CST of a module lowered to SSA, one function per scope (module,
+ * function, method, lambda, comprehension), with phi nodes at joins and
+ * lattice facts on every value. Rules read this, never the CST alone.
+ *
+ * Construction follows Braun et al., "Simple and Efficient Construction of
+ * Static Single Assignment Form" (CC 2013): variables are looked up per block,
+ * phis are created on demand and left incomplete in blocks whose predecessors
+ * are not all known yet (loop headers) until the block is sealed. */
+#ifndef PFC_IR_H
+#define PFC_IR_H
+#include "../parser/parser.h"
+
+typedef uint32_t ValueId;     /* index into IrFunction.values; 0 is "no value" */
+typedef uint32_t BlockId;
+
+#define IR_OPS(X) \
+    X(NONE)      /* placeholder for id 0 */ \
+    X(UNDEF)     /* a variable read before any assignment on some path */ \
+    X(CONST)     /* literal: node is the literal */ \
+    X(PARAM)     /* function parameter: name */ \
+    X(GLOBAL)    /* a module-level name or builtin: name; qual if resolved */ \
+    X(PHI)       /* args: one per predecessor, in block pred order */ \
+    X(CALL)      /* args[0] callee, then positional args; kwnames[i] names keyword args */ \
+    X(ATTR)      /* args[0].name */ \
+    X(SUBSCR)    /* args[0][args[1]] */ \
+    X(BINOP)     /* node is the operator expression */ \
+    X(UNARY) \
+    X(COMPARE)   /* result is a bool: kills graph attachment */ \
+    X(BOOLOP) \
+    X(BUILD)     /* tuple, list, set, dict, f-string, comprehension result */ \
+    X(UNPACK)    /* element `index` of args[0] (tuple targets, for-loop targets) */ \
+    X(ITER_NEXT) /* next item of the iterable args[0] (for loops) */ \
+    X(FUNC)      /* a def or lambda: callee index in Ir.funcs */ \
+    X(CLASS)     /* a class statement: class index in Ir.classes */ \
+    X(STORE_ATTR)   /* args[0].name = args[1] */ \
+    X(STORE_SUBSCR) /* args[0][args[1]] = args[2] */ \
+    X(AUG_STORE)    /* marker: the BINOP args[0] was stored back by `x op= y` */ \
+    X(DEL) \
+    X(WITH_ENTER)   /* args[0] the context manager; result is the `as` value */ \
+    X(WITH_EXIT) \
+    X(RETURN)       /* args[0] or none */ \
+    X(YIELD) \
+    X(RAISE) \
+    X(AWAIT) \
+    X(OPAQUE)       /* anything else: facts unknown */
+
+typedef enum IrOp {
+#define X(id) IR_##id,
+    IR_OPS(X)
+#undef X
+    IR__COUNT
+} IrOp;
+
+/* Graph attachment lattice: BOTTOM (no information yet) < DETACHED, ATTACHED < MAYBE. */
+typedef enum Attach { ATT_BOTTOM, ATT_DETACHED, ATT_ATTACHED, ATT_MAYBE } Attach;
+
+/* Grad mode at a program point. */
+typedef enum GradMode { GRAD_ENABLED, GRAD_DISABLED, GRAD_UNKNOWN } GradMode;
+
+/* What a value is, as far as the rules care (bits). */
+enum {
+    ROLE_MODEL = 1 << 0,      /* an nn.Module instance (or a HF model) */
+    ROLE_OPTIMIZER = 1 << 1,
+    ROLE_LOSS = 1 << 2,       /* the output of a loss function or loss module */
+    ROLE_LOADER = 1 << 3,     /* a DataLoader */
+    ROLE_BATCH = 1 << 4,      /* an item drawn from a loader */
+    ROLE_DEVICE = 1 << 5,
+    ROLE_SCALAR = 1 << 6,     /* a reduction's output: one element */
+    ROLE_SOFTMAX = 1 << 7,    /* probabilities from softmax */
+    ROLE_SIGMOID = 1 << 8,
+    ROLE_LOG_SOFTMAX = 1 << 9,
+    ROLE_LOSS_FN = 1 << 10,   /* a loss module instance: nn.CrossEntropyLoss() */
+    ROLE_SCHEDULER = 1 << 11,
+    ROLE_PYNUM = 1 << 12,     /* a Python number: float(), .item() */
+    ROLE_CUDA = 1 << 13,      /* a CUDA device or a tensor moved to one */
+};
+
+typedef struct IrValue {
+    uint8_t op;            /* IrOp */
+    uint8_t attach;        /* Attach */
+    uint8_t grad;          /* GradMode in force where the value is computed */
+    uint8_t unused;
+    uint32_t roles;        /* ROLE_* bits */
+    uint32_t node;         /* CST node (or token elem) it came from, for spans */
+    uint32_t name;         /* interned name: attribute, parameter, global */
+    uint32_t qual;         /* interned qualified name ("torch.nn.functional.softmax") or 0 */
+    uint32_t index;        /* UNPACK element / FUNC or CLASS index / PARAM position */
+    uint32_t cls;          /* facts: 1 + index of the in-file class this is an instance of */
+    uint32_t nargs;
+    ValueId *args;
+    uint32_t *kwnames;     /* CALL: per arg, interned keyword name or 0 (NULL if none) */
+    BlockId block;
+} IrValue;
+
+typedef struct IrBlock {
+    ARENA_VEC(ValueId) values;    /* in execution order (phis first) */
+    ARENA_VEC(BlockId) preds;
+    ARENA_VEC(BlockId) succs;
+    BlockId loop_header;          /* innermost enclosing loop's header, 0 if none */
+    uint32_t loop_node;           /* the FOR/WHILE node of that loop */
+    bool sealed;
+} IrBlock;
+
+typedef enum ScopeKind { SCOPE_MODULE, SCOPE_FUNCTION, SCOPE_LAMBDA, SCOPE_COMPREHENSION,
+                         SCOPE_CLASS } ScopeKind;
+
+typedef struct IrFunction {
+    uint32_t name;                /* interned; 0 for lambdas and comprehensions */
+    uint32_t node;                /* the FUNC_DEF / LAMBDA / ... / MODULE node */
+    ScopeKind kind;
+    int class_index;              /* -1, or the class this is a method of */
+    int parent;                   /* enclosing function, -1 for the module */
+    GradMode entry_grad;          /* from decorators (@torch.no_grad()) */
+    ARENA_VEC(IrValue) values;    /* values.v[0] is a placeholder */
+    ARENA_VEC(IrBlock) blocks;    /* blocks.v[0] is the entry */
+    ARENA_VEC(ValueId) params;
+    ARENA_VEC(ValueId) returns;   /* the RETURN values */
+} IrFunction;
+
+typedef struct IrClass {
+    uint32_t name, node;
+    ARENA_VEC(uint32_t) bases;    /* interned qualified names of the bases */
+    ARENA_VEC(int) methods;       /* function indices */
+    bool is_module;               /* derives from torch.nn.Module (directly or in-file) */
+} IrClass;
+
+typedef struct IrModuleDef { uint32_t name; ValueId value; } IrModuleDef;
+
+typedef struct Ir {
+    Syntax *syn;
+    ARENA_VEC(IrFunction) funcs;  /* funcs.v[0] is the module */
+    ARENA_VEC(IrClass) classes;
+    ARENA_VEC(IrModuleDef) module_defs;   /* module-level assignments, by name */
+} Ir;
+
+/* Lowers a parsed module (errors allowed: ERROR nodes become OPAQUE values)
+ * and computes the lattice facts. Memory comes from the Syntax's arena. */
+void ir_build(Ir *ir, Syntax *syn);
+
+const char *ir_op_name(IrOp op);
+
+/* Stable text dump for golden tests: every function, or the one named `only`. */
+struct Buf;
+void ir_dump(const Ir *ir, const char *only, struct Buf *out);
+
+#endif

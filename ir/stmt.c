@@ -1,0 +1,806 @@
+/* Statements, scopes, imports and the entry point of the IR. */
+#include "internal.h"
+#include <string.h>
+
+/* ---- name sets -------------------------------------------------------------------------- */
+
+static int find_pos(const NameSet *s, uint32_t name)
+{
+    int lo = 0, hi = (int)s->v.n;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (s->v.v[mid] < name)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+bool name_set_has(const NameSet *s, uint32_t name)
+{
+    int i = find_pos(s, name);
+    return i < (int)s->v.n && s->v.v[i] == name;
+}
+
+void name_set_add(Arena *a, NameSet *s, uint32_t name)
+{
+    if (!name || name_set_has(s, name))
+        return;
+    int i = find_pos(s, name);
+    VEC_PUSH(a, s->v, 0);
+    memmove(s->v.v + i + 1, s->v.v + i, (s->v.n - 1 - (uint32_t)i) * sizeof(uint32_t));
+    s->v.v[i] = name;
+}
+
+/* ---- which names a scope binds ------------------------------------------------------------ */
+
+static uint32_t tok_name_at(const Syntax *S, const Node *n, TokKind k)
+{
+    const Token *t = node_token(S, n, k);
+    return t ? t->name : 0;
+}
+
+static void collect_target(Lowerer *L, uint32_t id, NameSet *out)
+{
+    const Node *t = syn_node(L->S, id);
+    if (t->kind == N_NAME) {
+        name_set_add(L->A, out, L->S->toks.v[t->first_tok].name);
+    } else if (t->kind == N_TUPLE || t->kind == N_LIST || t->kind == N_PAREN ||
+               t->kind == N_STARRED) {
+        for (uint32_t i = 0; i < node_nkids(L->S, t); i++)
+            collect_target(L, node_kid_id(L->S, syn_node(L->S, id), i), out);
+    }
+}
+
+/* The last NAME token of a node (import aliases: `a.b as c` binds c). */
+static uint32_t last_name(const Syntax *S, const Node *n)
+{
+    for (uint32_t i = n->nkids; i-- > 0;)
+        if (elem_is_token(n->kids[i]) && S->toks.v[elem_index(n->kids[i])].kind == T_NAME)
+            return S->toks.v[elem_index(n->kids[i])].name;
+    return 0;
+}
+
+static void collect_import_alias(Lowerer *L, const Node *alias, NameSet *out)
+{
+    const Node *dotted = node_kid(L->S, alias, 0);
+    if (node_token(L->S, alias, T_KW_AS))
+        name_set_add(L->A, out, last_name(L->S, alias));
+    else if (dotted)   /* import a.b binds a */
+        name_set_add(L->A, out, tok_name_at(L->S, dotted, T_NAME));
+    else
+        name_set_add(L->A, out, tok_name_at(L->S, alias, T_NAME));
+}
+
+/* Nodes that open a scope of their own: their insides bind nothing here. */
+static bool opens_scope(NodeKind k)
+{
+    return k == N_LAMBDA || k == N_LIST_COMP || k == N_SET_COMP || k == N_DICT_COMP ||
+           k == N_GENERATOR;
+}
+
+/* Records what node `id` binds; returns whether its children belong to the
+ * same scope and should be visited. */
+static bool collect_one(Lowerer *L, uint32_t id, NameSet *bound, NameSet *globals)
+{
+    const Node *n = syn_node(L->S, id);
+    switch ((NodeKind)n->kind) {
+    case N_ASSIGN:
+        for (uint32_t i = 0; i + 1 < node_nkids(L->S, n); i++)
+            collect_target(L, node_kid_id(L->S, n, i), bound);
+        return true;
+    case N_AUG_ASSIGN: case N_ANN_ASSIGN: case N_FOR: case N_DEL:
+        collect_target(L, node_kid_id(L->S, n, 0), bound);
+        return true;
+    case N_WITH_ITEM:
+        if (node_nkids(L->S, n) > 1)
+            collect_target(L, node_kid_id(L->S, n, 1), bound);
+        return true;
+    case N_NAMED_EXPR:
+        collect_target(L, node_kid_id(L->S, n, 0), bound);
+        return true;
+    case N_IMPORT_ALIAS:
+        collect_import_alias(L, n, bound);
+        return false;
+    case N_FUNC_DEF: case N_CLASS_DEF:
+        name_set_add(L->A, bound, tok_name_at(L->S, n, T_NAME));
+        return false;   /* its decorators' and defaults' walruses are too rare to matter */
+    case N_EXCEPT: case N_PAT_AS: case N_PAT_STAR:
+        if (node_token(L->S, n, T_KW_AS) || n->kind == N_PAT_STAR)
+            name_set_add(L->A, bound, last_name(L->S, n));
+        return true;
+    case N_PAT_CAPTURE:
+        name_set_add(L->A, bound, tok_name_at(L->S, node_kid(L->S, n, 0), T_NAME));
+        return false;
+    case N_GLOBAL: case N_NONLOCAL:
+        for (uint32_t i = 0; i < n->nkids; i++)
+            if (elem_is_token(n->kids[i]) && L->S->toks.v[elem_index(n->kids[i])].kind == T_NAME)
+                name_set_add(L->A, globals, L->S->toks.v[elem_index(n->kids[i])].name);
+        return false;
+    default:
+        return !opens_scope((NodeKind)n->kind);
+    }
+}
+
+/* The names a scope binds, found with an explicit stack: expression chains
+ * can be far deeper than the C stack. */
+static void collect_bindings(Lowerer *L, uint32_t body, NameSet *bound, NameSet *globals)
+{
+    ARENA_VEC(uint32_t) stack = {0};
+    VEC_PUSH(L->A, stack, body);
+    while (stack.n) {
+        uint32_t id = stack.v[--stack.n];
+        if (!collect_one(L, id, bound, globals))
+            continue;
+        const Node *n = syn_node(L->S, id);
+        for (uint32_t i = n->nkids; i-- > 0;)
+            if (!elem_is_token(n->kids[i]))
+                VEC_PUSH(L->A, stack, n->kids[i]);
+    }
+}
+
+/* ---- module symbols ------------------------------------------------------------------------ */
+
+uint32_t module_import_qual(Lowerer *L, uint32_t name)
+{
+    for (uint32_t i = L->imports.n; i-- > 0;)
+        if (L->imports.v[i].name == name)
+            return L->imports.v[i].qual;
+    return 0;
+}
+
+void module_record_def(Lowerer *L, uint32_t name, ValueId v)
+{
+    IrModuleDef d = {name, v};
+    VEC_PUSH(L->A, L->ir->module_defs, d);
+}
+
+/* The dotted text of a DOTTED_NAME node, interned. */
+static uint32_t dotted_qual(Lowerer *L, const Node *dotted, uint32_t prefix)
+{
+    uint32_t q = prefix;
+    for (uint32_t i = 0; i < dotted->nkids; i++) {
+        Elem e = dotted->kids[i];
+        if (!elem_is_token(e) || L->S->toks.v[elem_index(e)].kind != T_NAME)
+            continue;
+        uint32_t nm = L->S->toks.v[elem_index(e)].name;
+        q = q ? ir_intern_qual(L, q, nm) : nm;
+    }
+    return q;
+}
+
+static void bind_import(Lowerer *L, uint32_t name, uint32_t qual, uint32_t node)
+{
+    ValueId v = ir_emit(L, IR_GLOBAL, node);
+    IrValue *x = &ir_cur_fn(L)->values.v[v];
+    x->name = name;
+    x->qual = qual;
+    ir_store_name(L, name, v);
+    if (L->fs->fn == 0) {
+        ImportEntry e = {name, qual};
+        VEC_PUSH(L->A, L->imports, e);
+    }
+}
+
+/* import a.b.c [as d] */
+static void lower_import(Lowerer *L, uint32_t id)
+{
+    const Node *n = syn_node(L->S, id);
+    for (uint32_t i = 0; i < node_nkids(L->S, n); i++) {
+        uint32_t aid = node_kid_id(L->S, syn_node(L->S, id), i);
+        const Node *alias = syn_node(L->S, aid);
+        const Node *dotted = node_kid(L->S, alias, 0);
+        if (!dotted)
+            continue;
+        if (node_token(L->S, alias, T_KW_AS)) {
+            bind_import(L, last_name(L->S, alias), dotted_qual(L, dotted, 0), aid);
+        } else {
+            uint32_t first = tok_name_at(L->S, dotted, T_NAME);
+            bind_import(L, first, first, aid);
+        }
+    }
+}
+
+/* from a.b import c [as d], ... (relative imports keep their dots out of the name) */
+static void lower_import_from(Lowerer *L, uint32_t id)
+{
+    const Node *n = syn_node(L->S, id);
+    uint32_t base = 0;
+    bool relative = node_token(L->S, n, T_DOT) || node_token(L->S, n, T_ELLIPSIS);
+    for (uint32_t i = 0; i < node_nkids(L->S, n); i++) {
+        const Node *k = node_kid(L->S, syn_node(L->S, id), i);
+        if (k->kind == N_DOTTED_NAME && !base)
+            base = relative ? 0 : dotted_qual(L, k, 0);
+    }
+    for (uint32_t i = 0; i < node_nkids(L->S, syn_node(L->S, id)); i++) {
+        uint32_t aid = node_kid_id(L->S, syn_node(L->S, id), i);
+        const Node *alias = syn_node(L->S, aid);
+        if (alias->kind != N_IMPORT_ALIAS)
+            continue;
+        uint32_t orig = tok_name_at(L->S, alias, T_NAME);
+        uint32_t bound = node_token(L->S, alias, T_KW_AS) ? last_name(L->S, alias) : orig;
+        bind_import(L, bound, base ? ir_intern_qual(L, base, orig) : 0, aid);
+    }
+}
+
+/* ---- statements -------------------------------------------------------------------------- */
+
+static void lower_stmt(Lowerer *L, uint32_t id);
+
+static void lower_block(Lowerer *L, uint32_t id)
+{
+    if (id == UINT32_MAX)
+        return;
+    const Node *n = syn_node(L->S, id);
+    for (uint32_t i = 0; i < node_nkids(L->S, n); i++)
+        lower_stmt(L, node_kid_id(L->S, syn_node(L->S, id), i));
+}
+
+/* The first child node of a given kind, or UINT32_MAX. */
+static uint32_t kid_of_kind(const Syntax *S, uint32_t id, NodeKind k)
+{
+    const Node *n = syn_node(S, id);
+    for (uint32_t i = 0; i < node_nkids(S, n); i++) {
+        uint32_t kid = node_kid_id(S, n, i);
+        if (syn_node(S, kid)->kind == k)
+            return kid;
+    }
+    return UINT32_MAX;
+}
+
+/* Ends the current block with an edge to `to`, if it is reachable. */
+static void jump(Lowerer *L, BlockId to) { ir_add_edge(L, L->fs->cur, to); }
+
+static BlockId begin_sealed_block(Lowerer *L, BlockId from)
+{
+    BlockId b = ir_new_block(L);
+    ir_add_edge(L, from, b);
+    ir_seal(L, b);
+    L->fs->cur = b;
+    return b;
+}
+
+/* if test: BLOCK (elif test: BLOCK)* [else: BLOCK] -- ELIF nodes are children of IF */
+static void lower_if_chain(Lowerer *L, uint32_t id, uint32_t first_clause)
+{
+    const Node *n = syn_node(L->S, id);
+    uint32_t nk = node_nkids(L->S, n);
+    BlockId join = ir_new_block(L);
+    uint32_t i = first_clause;
+    uint32_t test = node_kid_id(L->S, n, 0), body = node_kid_id(L->S, n, 1);
+    for (;;) {
+        ir_lower_expr(L, test);
+        BlockId cond = L->fs->cur;
+        begin_sealed_block(L, cond);
+        lower_block(L, body);
+        jump(L, join);
+        BlockId other = ir_new_block(L);
+        ir_add_edge(L, cond, other);
+        ir_seal(L, other);
+        L->fs->cur = other;
+        if (i >= nk)
+            break;
+        const Node *c = node_kid(L->S, syn_node(L->S, id), i++);
+        if (c->kind == N_ELIF) {
+            test = node_kid_id(L->S, c, 0);
+            body = node_kid_id(L->S, c, 1);
+            continue;
+        }
+        if (c->kind == N_ELSE)
+            lower_block(L, node_kid_id(L->S, c, 0));
+        break;
+    }
+    jump(L, join);
+    ir_seal(L, join);
+    L->fs->cur = join;
+}
+
+static void push_loop(Lowerer *L, BlockId header, BlockId exit, uint32_t node)
+{
+    FnState *fs = L->fs;
+    if (fs->nloops < MAX_LOOP_DEPTH) {
+        LoopCtx c = {header, exit, node};
+        fs->loops[fs->nloops] = c;
+    }
+    fs->nloops++;
+}
+
+static void pop_loop(Lowerer *L) { L->fs->nloops--; }
+
+static LoopCtx *current_loop(Lowerer *L)
+{
+    FnState *fs = L->fs;
+    return fs->nloops > 0 && fs->nloops <= MAX_LOOP_DEPTH ? &fs->loops[fs->nloops - 1] : NULL;
+}
+
+/* while test: BLOCK [else: BLOCK]  /  for target in iter: BLOCK [else: BLOCK] */
+static void lower_loop(Lowerer *L, uint32_t id, bool is_for)
+{
+    const Node *n = syn_node(L->S, id);
+    ValueId iter = is_for ? ir_lower_expr(L, node_kid_id(L->S, n, 1)) : 0;
+    BlockId header = ir_new_block(L);
+    jump(L, header);
+    BlockId after = ir_new_block(L);
+    push_loop(L, header, after, id);
+    /* the header belongs to its own loop */
+    ir_cur_fn(L)->blocks.v[header].loop_header = header;
+    ir_cur_fn(L)->blocks.v[header].loop_node = id;
+    L->fs->cur = header;
+    ValueId next = 0;
+    if (is_for)
+        next = ir_emit1(L, IR_ITER_NEXT, id, iter);
+    else
+        ir_lower_expr(L, node_kid_id(L->S, syn_node(L->S, id), 0));
+    BlockId body = ir_new_block(L);
+    ir_add_edge(L, header, body);
+    ir_seal(L, body);
+    L->fs->cur = body;
+    if (is_for)
+        ir_assign(L, node_kid_id(L->S, syn_node(L->S, id), 0), next);
+    lower_block(L, kid_of_kind(L->S, id, N_BLOCK));
+    jump(L, header);
+    pop_loop(L);
+    ir_seal(L, header);
+    BlockId normal_exit = ir_new_block(L);
+    ir_add_edge(L, header, normal_exit);
+    ir_seal(L, normal_exit);
+    L->fs->cur = normal_exit;
+    uint32_t orelse = kid_of_kind(L->S, id, N_ELSE);
+    if (orelse != UINT32_MAX)
+        lower_block(L, node_kid_id(L->S, syn_node(L->S, orelse), 0));
+    jump(L, after);
+    ir_seal(L, after);
+    L->fs->cur = after;
+}
+
+static void lower_break_continue(Lowerer *L, bool is_break)
+{
+    LoopCtx *c = current_loop(L);
+    if (c)
+        jump(L, is_break ? c->exit : c->header);
+    ir_dead(L);
+}
+
+/* try: BLOCK (except ...: BLOCK)* [else: BLOCK] [finally: BLOCK]
+ * An exception may leave the body anywhere: handlers are entered from the
+ * block before the body and from its end. */
+static void lower_try(Lowerer *L, uint32_t id)
+{
+    BlockId before = L->fs->cur;
+    BlockId join = ir_new_block(L);
+    begin_sealed_block(L, before);
+    lower_block(L, kid_of_kind(L->S, id, N_BLOCK));
+    BlockId body_end = L->fs->cur;
+    uint32_t nk = node_nkids(L->S, syn_node(L->S, id));
+    for (uint32_t i = 0; i < nk; i++) {
+        uint32_t cid = node_kid_id(L->S, syn_node(L->S, id), i);
+        const Node *c = syn_node(L->S, cid);
+        if (c->kind != N_EXCEPT)
+            continue;
+        BlockId h = ir_new_block(L);
+        ir_add_edge(L, before, h);
+        ir_add_edge(L, body_end, h);
+        ir_seal(L, h);
+        L->fs->cur = h;
+        uint32_t nck = node_nkids(L->S, c);
+        for (uint32_t j = 0; j + 1 < nck; j++)
+            ir_lower_expr(L, node_kid_id(L->S, syn_node(L->S, cid), j));
+        if (node_token(L->S, syn_node(L->S, cid), T_KW_AS))
+            ir_store_name(L, last_name(L->S, syn_node(L->S, cid)), ir_emit(L, IR_OPAQUE, cid));
+        lower_block(L, kid_of_kind(L->S, cid, N_BLOCK));
+        jump(L, join);
+    }
+    L->fs->cur = body_end;
+    uint32_t orelse = kid_of_kind(L->S, id, N_ELSE);
+    if (orelse != UINT32_MAX)
+        lower_block(L, node_kid_id(L->S, syn_node(L->S, orelse), 0));
+    jump(L, join);
+    ir_seal(L, join);
+    L->fs->cur = join;
+    uint32_t fin = kid_of_kind(L->S, id, N_FINALLY);
+    if (fin != UINT32_MAX)
+        lower_block(L, node_kid_id(L->S, syn_node(L->S, fin), 0));
+}
+
+/* The grad mode a context manager sets, from its qualified name. */
+static GradMode grad_mode_of_context(Lowerer *L, ValueId ctx, GradMode current)
+{
+    const IrFunction *f = ir_cur_fn(L);
+    const IrValue *v = &f->values.v[ctx];
+    if (v->op != IR_CALL || !v->nargs)
+        return current;
+    const IrValue *callee = &f->values.v[v->args[0]];
+    uint32_t len;
+    const char *q = intern_str(&L->S->names, callee->qual, &len);
+    if (!callee->qual)
+        return current;
+    if ((len == 13 && memcmp(q, "torch.no_grad", 13) == 0) ||
+        (len == 21 && memcmp(q, "torch.inference_mode", 20) == 0) ||
+        (len == 20 && memcmp(q, "torch.inference_mode", 20) == 0))
+        return GRAD_DISABLED;
+    if (len == 16 && memcmp(q, "torch.enable_grad", 16) == 0)
+        return GRAD_ENABLED;
+    if (len == 23 && memcmp(q, "torch.set_grad_enabled", 22) == 0) {
+        if (v->nargs < 2)
+            return GRAD_UNKNOWN;
+        const IrValue *arg = &f->values.v[v->args[1]];
+        if (arg->op == IR_CONST) {
+            const Token *t = &L->S->toks.v[syn_node(L->S, arg->node)->first_tok];
+            return t->kind == T_KW_FALSE ? GRAD_DISABLED
+                   : t->kind == T_KW_TRUE ? GRAD_ENABLED : GRAD_UNKNOWN;
+        }
+        return GRAD_UNKNOWN;
+    }
+    return current;
+}
+
+/* with item (as target)?, ...: BLOCK */
+static void lower_with(Lowerer *L, uint32_t id)
+{
+    GradMode saved = L->fs->grad;
+    uint32_t nk = node_nkids(L->S, syn_node(L->S, id));
+    ARENA_VEC(ValueId) ctxs = {0};
+    for (uint32_t i = 0; i < nk; i++) {
+        uint32_t item = node_kid_id(L->S, syn_node(L->S, id), i);
+        if (syn_node(L->S, item)->kind != N_WITH_ITEM)
+            continue;
+        ValueId ctx = ir_lower_expr(L, node_kid_id(L->S, syn_node(L->S, item), 0));
+        VEC_PUSH(L->A, ctxs, ctx);
+        L->fs->grad = grad_mode_of_context(L, ctx, L->fs->grad);
+        ValueId entered = ir_emit1(L, IR_WITH_ENTER, item, ctx);
+        if (node_nkids(L->S, syn_node(L->S, item)) > 1)
+            ir_assign(L, node_kid_id(L->S, syn_node(L->S, item), 1), entered);
+    }
+    lower_block(L, kid_of_kind(L->S, id, N_BLOCK));
+    L->fs->grad = saved;
+    for (uint32_t i = ctxs.n; i-- > 0;)
+        ir_emit1(L, IR_WITH_EXIT, id, ctxs.v[i]);
+}
+
+static void lower_aug_assign(Lowerer *L, uint32_t id)
+{
+    uint32_t target = node_kid_id(L->S, syn_node(L->S, id), 0);
+    ValueId old = ir_lower_expr(L, target);
+    ValueId rhs = ir_lower_expr(L, node_kid_id(L->S, syn_node(L->S, id), 1));
+    ValueId r = ir_emit2(L, IR_BINOP, id, old, rhs);
+    ir_assign(L, target, r);
+    ir_emit1(L, IR_AUG_STORE, id, r);
+}
+
+static void lower_match(Lowerer *L, uint32_t id)
+{
+    uint32_t nk = node_nkids(L->S, syn_node(L->S, id));
+    ir_lower_expr(L, node_kid_id(L->S, syn_node(L->S, id), 0));
+    BlockId before = L->fs->cur, join = ir_new_block(L);
+    for (uint32_t i = 1; i < nk; i++) {
+        uint32_t cid = node_kid_id(L->S, syn_node(L->S, id), i);
+        if (syn_node(L->S, cid)->kind != N_CASE)
+            continue;
+        begin_sealed_block(L, before);
+        NameSet caps = {0};
+        collect_bindings(L, node_kid_id(L->S, syn_node(L->S, cid), 0), &caps, &caps);
+        for (uint32_t k = 0; k < caps.v.n; k++)
+            ir_store_name(L, caps.v.v[k], ir_emit(L, IR_OPAQUE, cid));
+        lower_block(L, kid_of_kind(L->S, cid, N_BLOCK));
+        jump(L, join);
+    }
+    ir_add_edge(L, before, join);
+    ir_seal(L, join);
+    L->fs->cur = join;
+}
+
+static void lower_simple(Lowerer *L, uint32_t id)
+{
+    const Node *n = syn_node(L->S, id);
+    uint32_t nk = node_nkids(L->S, n);
+    switch ((NodeKind)n->kind) {
+    case N_EXPR_STMT:
+        ir_lower_expr(L, node_kid_id(L->S, n, 0));
+        return;
+    case N_ASSIGN: {
+        ValueId v = ir_lower_expr(L, node_kid_id(L->S, n, nk - 1));
+        for (uint32_t i = 0; i + 1 < nk; i++)
+            ir_assign(L, node_kid_id(L->S, syn_node(L->S, id), i), v);
+        return;
+    }
+    case N_ANN_ASSIGN:
+        if (nk >= 3)
+            ir_assign(L, node_kid_id(L->S, n, 0),
+                      ir_lower_expr(L, node_kid_id(L->S, syn_node(L->S, id), 2)));
+        return;
+    case N_AUG_ASSIGN: lower_aug_assign(L, id); return;
+    case N_RETURN: {
+        ValueId r = nk ? ir_lower_expr(L, node_kid_id(L->S, n, 0)) : 0;
+        ValueId v = r ? ir_emit1(L, IR_RETURN, id, r) : ir_emit(L, IR_RETURN, id);
+        VEC_PUSH(L->A, ir_cur_fn(L)->returns, v);
+        ir_dead(L);
+        return;
+    }
+    case N_RAISE:
+        for (uint32_t i = 0; i < nk; i++)
+            ir_lower_expr(L, node_kid_id(L->S, syn_node(L->S, id), i));
+        ir_emit(L, IR_RAISE, id);
+        ir_dead(L);
+        return;
+    case N_BREAK: lower_break_continue(L, true); return;
+    case N_CONTINUE: lower_break_continue(L, false); return;
+    case N_IMPORT: lower_import(L, id); return;
+    case N_IMPORT_FROM: lower_import_from(L, id); return;
+    case N_DEL: case N_ASSERT:
+        for (uint32_t i = 0; i < nk; i++)
+            ir_lower_expr(L, node_kid_id(L->S, syn_node(L->S, id), i));
+        return;
+    default:
+        return;
+    }
+}
+
+static void lower_def(Lowerer *L, uint32_t id);
+static void lower_class(Lowerer *L, uint32_t id);
+
+static void lower_stmt(Lowerer *L, uint32_t id)
+{
+    const Node *n = syn_node(L->S, id);
+    switch ((NodeKind)n->kind) {
+    case N_SIMPLE_LINE:
+        for (uint32_t i = 0; i < node_nkids(L->S, n); i++)
+            lower_simple(L, node_kid_id(L->S, syn_node(L->S, id), i));
+        return;
+    case N_IF: lower_if_chain(L, id, 2); return;
+    case N_WHILE: lower_loop(L, id, false); return;
+    case N_FOR: lower_loop(L, id, true); return;
+    case N_TRY: lower_try(L, id); return;
+    case N_WITH: lower_with(L, id); return;
+    case N_MATCH: lower_match(L, id); return;
+    case N_FUNC_DEF: lower_def(L, id); return;
+    case N_CLASS_DEF: lower_class(L, id); return;
+    case N_BLOCK: lower_block(L, id); return;
+    default: return;   /* ERROR nodes and type aliases carry no dataflow we use */
+    }
+}
+
+/* ---- scopes -------------------------------------------------------------------------------- */
+
+static int new_function(Lowerer *L, uint32_t node, uint32_t name, ScopeKind kind)
+{
+    IrFunction f;
+    memset(&f, 0, sizeof f);
+    f.name = name;
+    f.node = node;
+    f.kind = kind;
+    f.class_index = kind == SCOPE_FUNCTION ? L->class_index : -1;
+    f.parent = L->fs ? L->fs->fn : -1;
+    f.entry_grad = GRAD_ENABLED;
+    int idx = (int)L->ir->funcs.n;
+    VEC_PUSH(L->A, L->ir->funcs, f);
+    IrFunction *nf = &L->ir->funcs.v[idx];
+    IrValue placeholder;
+    memset(&placeholder, 0, sizeof placeholder);
+    VEC_PUSH(L->A, nf->values, placeholder);
+    IrBlock entry;
+    memset(&entry, 0, sizeof entry);
+    entry.sealed = true;
+    VEC_PUSH(L->A, nf->blocks, entry);
+    return idx;
+}
+
+static void begin_scope(Lowerer *L, FnState *fs, int idx, GradMode grad)
+{
+    memset(fs, 0, sizeof *fs);
+    fs->fn = idx;
+    fs->cur = 0;
+    fs->grad = grad;
+    L->fs = fs;
+}
+
+/* Phis found trivial during construction forward to their value: make every
+ * operand point at the final value. */
+static void resolve_function(IrFunction *f)
+{
+    for (uint32_t i = 1; i < f->values.n; i++) {
+        IrValue *v = &f->values.v[i];
+        for (uint32_t a = 0; a < v->nargs; a++)
+            v->args[a] = ir_resolve(f, v->args[a]);
+    }
+}
+
+static bool qual_is(const Lowerer *L, uint32_t qual, const char *s)
+{
+    uint32_t len;
+    const char *q = intern_str(&L->S->names, qual, &len);
+    return qual && strlen(s) == len && memcmp(q, s, len) == 0;
+}
+
+/* @torch.no_grad() / @torch.inference_mode() (called or not) */
+static GradMode decorator_grad(Lowerer *L, ValueId dec, GradMode current)
+{
+    const IrFunction *f = ir_cur_fn(L);
+    const IrValue *v = &f->values.v[dec];
+    if (v->op == IR_CALL && v->nargs)
+        v = &f->values.v[v->args[0]];
+    if (qual_is(L, v->qual, "torch.no_grad") || qual_is(L, v->qual, "torch.inference_mode"))
+        return GRAD_DISABLED;
+    if (qual_is(L, v->qual, "torch.enable_grad"))
+        return GRAD_ENABLED;
+    return current;
+}
+
+static void add_param(Lowerer *L, uint32_t name, uint32_t node, uint32_t pos)
+{
+    if (!name)
+        return;
+    ValueId p = ir_emit(L, IR_PARAM, node);
+    IrValue *v = &ir_cur_fn(L)->values.v[p];
+    v->name = name;
+    v->index = pos;
+    VEC_PUSH(L->A, ir_cur_fn(L)->params, p);
+    name_set_add(L->A, &L->fs->assigned, name);
+    ir_store_name(L, name, p);
+}
+
+/* Lowers parameter defaults in the enclosing scope; returns the PARAMS node. */
+static void lower_defaults(Lowerer *L, uint32_t params)
+{
+    if (params == UINT32_MAX)
+        return;
+    for (uint32_t i = 0; i < node_nkids(L->S, syn_node(L->S, params)); i++) {
+        uint32_t pid = node_kid_id(L->S, syn_node(L->S, params), i);
+        const Node *p = syn_node(L->S, pid);
+        if (node_token(L->S, p, T_EQUAL))
+            ir_lower_expr(L, node_kid_id(L->S, p, node_nkids(L->S, p) - 1));
+    }
+}
+
+static void bind_params(Lowerer *L, uint32_t params)
+{
+    if (params == UINT32_MAX)
+        return;
+    for (uint32_t i = 0; i < node_nkids(L->S, syn_node(L->S, params)); i++) {
+        uint32_t pid = node_kid_id(L->S, syn_node(L->S, params), i);
+        add_param(L, tok_name_at(L->S, syn_node(L->S, pid), T_NAME), pid, i);
+    }
+}
+
+static int lower_function_body(Lowerer *L, uint32_t id, uint32_t name, ScopeKind kind,
+                               uint32_t params, uint32_t body, bool body_is_expr,
+                               GradMode grad)
+{
+    FnState *outer = L->fs;
+    int idx = new_function(L, id, name, kind);
+    L->ir->funcs.v[idx].entry_grad = grad;
+    FnState fs;
+    begin_scope(L, &fs, idx, grad);
+    if (body != UINT32_MAX && !body_is_expr)
+        collect_bindings(L, body, &fs.assigned, &fs.globals);
+    bind_params(L, params);
+    int saved_class = L->class_index;
+    L->class_index = -1;
+    if (body_is_expr) {
+        ValueId r = ir_lower_expr(L, body);
+        ValueId v = ir_emit1(L, IR_RETURN, body, r);
+        VEC_PUSH(L->A, ir_cur_fn(L)->returns, v);
+    } else {
+        lower_block(L, body);
+    }
+    L->class_index = saved_class;
+    resolve_function(&L->ir->funcs.v[idx]);
+    L->fs = outer;
+    return idx;
+}
+
+/* DECORATOR* ['async'] 'def' NAME [TYPE_PARAMS] PARAMS ['->' expr] ':' BLOCK */
+static void lower_def(Lowerer *L, uint32_t id)
+{
+    GradMode grad = GRAD_ENABLED;
+    uint32_t nk = node_nkids(L->S, syn_node(L->S, id));
+    for (uint32_t i = 0; i < nk; i++) {
+        uint32_t kid = node_kid_id(L->S, syn_node(L->S, id), i);
+        if (syn_node(L->S, kid)->kind == N_DECORATOR)
+            grad = decorator_grad(L, ir_lower_expr(L, node_kid_id(L->S, syn_node(L->S, kid), 0)),
+                                  grad);
+    }
+    uint32_t params = kid_of_kind(L->S, id, N_PARAMS);
+    lower_defaults(L, params);
+    uint32_t name = tok_name_at(L->S, syn_node(L->S, id), T_NAME);
+    int cls = L->class_index;
+    int idx = lower_function_body(L, id, name, SCOPE_FUNCTION, params,
+                                  kid_of_kind(L->S, id, N_BLOCK), false, grad);
+    L->ir->funcs.v[idx].class_index = cls;
+    if (cls >= 0)
+        VEC_PUSH(L->A, L->ir->classes.v[cls].methods, idx);
+    ValueId f = ir_emit(L, IR_FUNC, id);
+    ir_cur_fn(L)->values.v[f].index = (uint32_t)idx;
+    ir_store_name(L, name, f);
+}
+
+ValueId ir_lower_lambda(Lowerer *L, uint32_t id)
+{
+    uint32_t params = kid_of_kind(L->S, id, N_PARAMS);
+    lower_defaults(L, params);
+    uint32_t nk = node_nkids(L->S, syn_node(L->S, id));
+    uint32_t body = node_kid_id(L->S, syn_node(L->S, id), nk - 1);
+    if (body == params)
+        body = UINT32_MAX;
+    int idx = lower_function_body(L, id, 0, SCOPE_LAMBDA, params, body, true, L->fs->grad);
+    ValueId f = ir_emit(L, IR_FUNC, id);
+    ir_cur_fn(L)->values.v[f].index = (uint32_t)idx;
+    return f;
+}
+
+static const char *const module_bases[] = {
+    "torch.nn.Module", "torch.nn.modules.module.Module", "torch.nn.Sequential",
+    "pytorch_lightning.LightningModule", "lightning.LightningModule",
+    "lightning.pytorch.LightningModule", "transformers.PreTrainedModel",
+};
+
+static bool base_is_module(Lowerer *L, const IrValue *base)
+{
+    for (size_t i = 0; i < sizeof module_bases / sizeof module_bases[0]; i++)
+        if (qual_is(L, base->qual, module_bases[i]))
+            return true;
+    if (base->op == IR_GLOBAL || base->op == IR_CLASS)
+        for (uint32_t c = 0; c < L->ir->classes.n; c++)
+            if (L->ir->classes.v[c].name == base->name && L->ir->classes.v[c].is_module)
+                return true;
+    return false;
+}
+
+/* DECORATOR* 'class' NAME [TYPE_PARAMS] [ARGUMENTS] ':' BLOCK */
+static void lower_class(Lowerer *L, uint32_t id)
+{
+    IrClass c;
+    memset(&c, 0, sizeof c);
+    c.name = tok_name_at(L->S, syn_node(L->S, id), T_NAME);
+    c.node = id;
+    uint32_t args = kid_of_kind(L->S, id, N_ARGUMENTS);
+    for (uint32_t i = 0; args != UINT32_MAX && i < node_nkids(L->S, syn_node(L->S, args)); i++) {
+        uint32_t a = node_kid_id(L->S, syn_node(L->S, args), i);
+        if (syn_node(L->S, a)->kind == N_KEYWORD)
+            continue;
+        ValueId b = ir_lower_expr(L, a);
+        IrValue base = ir_cur_fn(L)->values.v[b];
+        if (base.op == IR_CLASS)
+            base.name = L->ir->classes.v[base.index].name;
+        VEC_PUSH(L->A, c.bases, base.qual ? base.qual : base.name);
+        c.is_module |= base_is_module(L, &base);
+    }
+    int cls = (int)L->ir->classes.n;
+    VEC_PUSH(L->A, L->ir->classes, c);
+    int saved = L->class_index;
+    L->class_index = cls;
+    FnState *outer = L->fs;
+    int idx = new_function(L, id, c.name, SCOPE_CLASS);
+    FnState fs;
+    begin_scope(L, &fs, idx, outer->grad);
+    uint32_t body = kid_of_kind(L->S, id, N_BLOCK);
+    collect_bindings(L, body, &fs.assigned, &fs.globals);
+    lower_block(L, body);
+    resolve_function(&L->ir->funcs.v[idx]);
+    L->fs = outer;
+    L->class_index = saved;
+    ValueId v = ir_emit(L, IR_CLASS, id);
+    ir_cur_fn(L)->values.v[v].index = (uint32_t)cls;
+    ir_store_name(L, c.name, v);
+}
+
+void ir_build(Ir *ir, Syntax *syn)
+{
+    memset(ir, 0, sizeof *ir);
+    ir->syn = syn;
+    Lowerer L;
+    memset(&L, 0, sizeof L);
+    L.ir = ir;
+    L.S = syn;
+    L.A = syn->arena;
+    L.class_index = -1;
+    int idx = new_function(&L, syn->root, 0, SCOPE_MODULE);
+    FnState fs;
+    begin_scope(&L, &fs, idx, GRAD_ENABLED);
+    NameSet ignored = {0};
+    collect_bindings(&L, syn->root, &L.module_assigned, &ignored);
+    fs.assigned = L.module_assigned;
+    lower_block(&L, syn->root);
+    resolve_function(&ir->funcs.v[0]);
+    ir_compute_facts(ir);
+}
