@@ -47,7 +47,7 @@ static void *arena_new_chunk(Arena *a, size_t size)
 
 void *arena_alloc(Arena *a, size_t size)
 {
-    size = (size + 15) & ~(size_t)15;
+    size = size ? (size + 15) & ~(size_t)15 : 16;   /* never a NULL or shared pointer */
     if ((size_t)(a->end - a->cur) < size)
         return arena_new_chunk(a, size);
     void *p = a->cur;

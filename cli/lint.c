@@ -1,5 +1,6 @@
 /* pfc lint: find files, analyse them in parallel, print in input order. */
 #include "../emit/report.h"
+#include "../passes/pass.h"
 #include "cli.h"
 #include "files.h"
 #include "pool.h"
@@ -19,8 +20,6 @@ typedef struct LintOptions {
     CodeList select, ignore;
 } LintOptions;
 
-typedef ARENA_VEC(Finding) FindingVec;
-
 typedef struct FileResult {
     Buf out;
     uint32_t counts[3];     /* findings by Severity */
@@ -31,6 +30,12 @@ typedef struct LintRun {
     PathList files;
     FileResult *results;
 } LintRun;
+
+static bool rule_default_on(const char *code)
+{
+    const RuleInfo *r = rule_by_code(code);
+    return r && r->default_on;
+}
 
 /* ---- options ------------------------------------------------------------------------ */
 
@@ -62,7 +67,7 @@ static bool code_enabled(const LintOptions *o, const char *code)
 {
     if (code[0] == 'E' && code[1] == '9')
         return true;
-    if (o->select.n && !code_matches(&o->select, code))
+    if (o->select.n ? !code_matches(&o->select, code) : !rule_default_on(code))
         return false;
     return !code_matches(&o->ignore, code);
 }
@@ -154,6 +159,21 @@ static void syntax_findings(Syntax *s, FindingVec *out)
     }
 }
 
+/* By position, then code: stable output whatever order the rules ran in. */
+static void sort_findings(FindingVec *v)
+{
+    for (uint32_t i = 1; i < v->n; i++) {
+        Finding x = v->v[i];
+        uint32_t j = i;
+        while (j > 0 && (v->v[j - 1].start > x.start ||
+                         (v->v[j - 1].start == x.start && strcmp(v->v[j - 1].code, x.code) > 0))) {
+            v->v[j] = v->v[j - 1];
+            j--;
+        }
+        v->v[j] = x;
+    }
+}
+
 static void lint_one(size_t i, void *ctx)
 {
     LintRun *run = ctx;
@@ -175,6 +195,13 @@ static void lint_one(size_t i, void *ctx)
     parse_check_target(&s, o->target_minor);
     FindingVec all = {0};
     syntax_findings(&s, &all);
+    /* rules need a whole tree: a file with syntax errors reports only those */
+    if (!s.diags.n) {
+        Ir ir;
+        ir_build(&ir, &s);
+        passes_run(&s, &ir, &all);
+        sort_findings(&all);
+    }
     FindingVec shown = {0};
     for (uint32_t k = 0; k < all.n; k++) {
         if (!code_enabled(o, all.v[k].code))

@@ -4,20 +4,11 @@
 #ifndef PFC_REPORT_H
 #define PFC_REPORT_H
 #include "../base/buf.h"
+#include "../base/finding.h"
 #include "../parser/parser.h"
 #include <stdbool.h>
 
 typedef enum OutputFormat { FMT_FULL, FMT_CONCISE, FMT_JSON, FMT_GITHUB } OutputFormat;
-typedef enum Severity { SEV_NOTE, SEV_WARNING, SEV_ERROR } Severity;
-
-typedef struct Finding {
-    const char *code, *name;
-    Severity severity;
-    uint32_t start, end;        /* byte span */
-    const char *message;
-    const char *help;           /* may be NULL */
-} Finding;
-
 typedef struct ReportStyle { OutputFormat format; bool color; } ReportStyle;
 
 bool output_format_parse(const char *s, OutputFormat *out);

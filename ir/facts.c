@@ -7,12 +7,17 @@
 #include "internal.h"
 #include <string.h>
 
+typedef struct SelfStore { uint32_t name; const IrValue *value; } SelfStore;
+typedef ARENA_VEC(SelfStore) SelfStoreVec;
+
 typedef struct Facts {
     const Ir *ir;
     const Syntax *S;
     bool changed;
+    uint32_t cur_fn;
     /* per function: join of argument facts per parameter position */
-    struct ParamFacts { uint8_t attach; uint32_t roles, cls; bool called; } **params;
+    struct ParamFacts { uint8_t attach; uint32_t roles, cls, origin; bool called; } **params;
+    SelfStoreVec *self_stores;   /* per class */
 } Facts;
 
 Attach attach_join(Attach a, Attach b)
@@ -111,14 +116,11 @@ static int method_of(const Ir *ir, uint32_t cls1, uint32_t name)
 
 static int module_function(const Ir *ir, uint32_t name)
 {
-    for (uint32_t i = ir->module_defs.n; i-- > 0;) {
-        const IrModuleDef *d = &ir->module_defs.v[i];
-        if (d->name != name)
-            continue;
-        const IrValue *v = &ir->funcs.v[0].values.v[d->value];
-        return v->op == IR_FUNC ? (int)v->index : -1;
-    }
-    return -1;
+    if (name >= ir->nnames || !ir->last_def[name])
+        return -1;
+    const IrModuleDef *d = &ir->module_defs.v[ir->last_def[name] - 1];
+    const IrValue *v = &ir->funcs.v[0].values.v[d->value];
+    return v->op == IR_FUNC ? (int)v->index : -1;
 }
 
 int ir_callee_function(const Ir *ir, const IrFunction *f, ValueId callee)
@@ -171,14 +173,20 @@ static void note_call(Facts *F, const IrFunction *f, const IrValue *call, int fi
         if (slot >= g->params.n)
             continue;
         const IrValue *x = val(f, call->args[a]);
+        if (x->attach == ATT_BOTTOM)
+            continue;   /* not computed yet */
         Attach j = attach_join((Attach)pf[slot].attach, (Attach)x->attach);
-        uint32_t roles = pf[slot].roles | x->roles;
-        if (j != pf[slot].attach || roles != pf[slot].roles || !pf[slot].called) {
+        /* must-facts: a parameter is what every call site passes */
+        uint32_t roles = pf[slot].called ? pf[slot].roles & x->roles : x->roles;
+        uint32_t cls = !pf[slot].called || pf[slot].cls == x->cls ? x->cls : 0;
+        uint32_t origin = !pf[slot].called || pf[slot].origin == x->origin ? x->origin : 0;
+        if (j != pf[slot].attach || roles != pf[slot].roles || cls != pf[slot].cls ||
+            origin != pf[slot].origin || !pf[slot].called) {
             pf[slot].attach = (uint8_t)j;
             pf[slot].roles = roles;
+            pf[slot].cls = cls;
+            pf[slot].origin = origin;
             pf[slot].called = true;
-            if (!pf[slot].cls)
-                pf[slot].cls = x->cls;
             F->changed = true;
         }
     }
@@ -214,6 +222,8 @@ static void facts_of_qualified_call(Facts *F, const IrFunction *f, IrValue *v, c
     } else if (str_is(S, q, "torch.utils.data.DataLoader") ||
                str_is(S, q, "torch.utils.data.dataloader.DataLoader")) {
         set(v, ATT_DETACHED, ROLE_LOADER);
+        uint32_t vid = (uint32_t)(v - f->values.v);
+        v->origin = vid < (1u << 20) ? (F->cur_fn + 1) << 20 | vid : 0;
     } else if (str_is(S, q, "torch.device")) {
         set(v, ATT_DETACHED, ROLE_DEVICE);
     } else if (str_prefix(S, q, "torch.nn.") && !str_prefix(S, q, "torch.nn.functional.") &&
@@ -235,8 +245,11 @@ static void facts_of_qualified_call(Facts *F, const IrFunction *f, IrValue *v, c
                str_is(S, q, "builtins.zip") || str_prefix(S, q, "tqdm.")) {
         /* wrappers over an iterable keep what the iterable yields */
         uint32_t roles = 0;
-        for (uint32_t i = 1; i < v->nargs; i++)
+        for (uint32_t i = 1; i < v->nargs; i++) {
             roles |= val(f, v->args[i])->roles & ROLE_LOADER;
+            if (val(f, v->args[i])->origin)
+                v->origin = val(f, v->args[i])->origin;
+        }
         set(v, in, roles);
     } else if (str_prefix(S, q, "torch.")) {
         set(v, in == ATT_BOTTOM ? ATT_DETACHED : in, 0);   /* tensor functions propagate */
@@ -268,6 +281,8 @@ static void facts_of_method_call(Facts *F, const IrFunction *f, IrValue *v, cons
     }
     Attach a = (Attach)recv->attach;
     uint32_t roles = 0;
+    if (str_is(S, m, "cuda") || ((str_is(S, m, "to")) && (recv->roles & ROLE_CUDA)))
+        roles |= ROLE_CUDA;
     if (name_in(S, m, reductions) && v->nargs == 1)
         roles |= ROLE_SCALAR;
     if (str_is(S, m, "softmax"))
@@ -327,25 +342,45 @@ static void facts_of_call(Facts *F, const IrFunction *f, IrValue *v)
     set(v, ATT_MAYBE, 0);
 }
 
+/* Every `self.<name> = value` in a class's methods, found once per file so
+ * that each `self.x` read scans only the stores. */
+static void index_self_stores(Facts *F)
+{
+    const Ir *ir = F->ir;
+    F->self_stores = arena_zalloc(ir->syn->arena, (ir->classes.n + 1) * sizeof *F->self_stores);
+    for (uint32_t c = 0; c < ir->classes.n; c++) {
+        const IrClass *k = &ir->classes.v[c];
+        for (uint32_t m = 0; m < k->methods.n; m++) {
+            const IrFunction *g = &ir->funcs.v[k->methods.v[m]];
+            if (!g->params.n)
+                continue;
+            ValueId self = g->params.v[0];
+            for (uint32_t i = 1; i < g->values.n; i++) {
+                const IrValue *s = &g->values.v[i];
+                if (s->op != IR_STORE_ATTR || s->args[0] != self)
+                    continue;
+                SelfStore st = {s->name, &g->values.v[s->args[1]]};
+                VEC_PUSH(ir->syn->arena, F->self_stores[c], st);
+            }
+        }
+    }
+}
+
 /* self.<name> in a method: the join of what the class's methods store there. */
 static void facts_of_class_attr(Facts *F, IrValue *v, uint32_t cls1)
 {
-    const IrClass *c = &F->ir->classes.v[cls1 - 1];
     Attach a = ATT_BOTTOM;
     uint32_t roles = 0, cls = 0;
-    for (uint32_t m = 0; m < c->methods.n; m++) {
-        const IrFunction *g = &F->ir->funcs.v[c->methods.v[m]];
-        if (!g->params.n)
-            continue;
-        ValueId self = g->params.v[0];
-        for (uint32_t i = 1; i < g->values.n; i++) {
-            const IrValue *s = &g->values.v[i];
-            if (s->op != IR_STORE_ATTR || s->args[0] != self || s->name != v->name)
+    {
+        for (uint32_t i = 0; i < F->self_stores[cls1 - 1].n; i++) {
+            const SelfStore *st = &F->self_stores[cls1 - 1].v[i];
+            if (st->name != v->name)
                 continue;
-            const IrValue *x = &g->values.v[s->args[1]];
+            const IrValue *x = st->value;
             a = attach_join(a, (Attach)x->attach);
             roles |= x->roles;
             cls = cls ? cls : x->cls;
+            v->origin = v->origin ? v->origin : x->origin;
         }
     }
     set(v, a == ATT_BOTTOM ? ATT_MAYBE : a, roles);
@@ -359,21 +394,20 @@ static void facts_of_global(Facts *F, IrValue *v)
         return;
     }
     Attach a = ATT_BOTTOM;
-    uint32_t roles = 0, cls = 0;
+    uint32_t roles = ~0u, cls = UINT32_MAX;
     const IrFunction *m = &F->ir->funcs.v[0];
-    for (uint32_t i = 0; i < F->ir->module_defs.n; i++) {
-        const IrModuleDef *d = &F->ir->module_defs.v[i];
-        if (d->name != v->name)
-            continue;
+    const Ir *ir = F->ir;
+    for (uint32_t i = v->name < ir->nnames ? ir->last_def[v->name] : 0; i; i = ir->prev_def[i - 1]) {
+        const IrModuleDef *d = &ir->module_defs.v[i - 1];
         const IrValue *x = &m->values.v[d->value];
-        if (x->op == IR_CLASS)
-            cls = x->index + 1;
+        uint32_t xcls = x->op == IR_CLASS ? x->index + 1 : x->cls;
+        v->origin = x->origin;
         a = attach_join(a, (Attach)x->attach);
-        roles |= x->roles;
-        cls = cls ? cls : x->cls;
+        roles &= x->roles;
+        cls = cls == UINT32_MAX || cls == xcls ? xcls : 0;
     }
-    set(v, a == ATT_BOTTOM ? ATT_MAYBE : a, roles);
-    v->cls = cls;
+    set(v, a == ATT_BOTTOM ? ATT_MAYBE : a, roles == ~0u ? 0 : roles);
+    v->cls = cls == UINT32_MAX ? 0 : cls;
 }
 
 static void facts_of_param(Facts *F, int fi, IrValue *v)
@@ -396,6 +430,7 @@ static void facts_of_param(Facts *F, int fi, IrValue *v)
     }
     set(v, (Attach)pf->attach, pf->roles);
     v->cls = pf->cls;
+    v->origin = pf->origin;
 }
 
 static void transfer(Facts *F, int fi, IrFunction *f, IrValue *v)
@@ -407,15 +442,21 @@ static void transfer(Facts *F, int fi, IrFunction *f, IrValue *v)
     case IR_PARAM: facts_of_param(F, fi, v); break;
     case IR_GLOBAL: facts_of_global(F, v); break;
     case IR_PHI: case IR_BOOLOP: {
-        uint32_t roles = 0, cls = 0;
+        /* roles are must-facts: what every incoming value is. Inputs still at
+         * BOTTOM (not computed yet, or undefined) do not count. */
+        uint32_t roles = ~0u, cls = UINT32_MAX, origin = UINT32_MAX;
         for (uint32_t i = 0; i < v->nargs; i++) {
             const IrValue *x = val(f, v->args[i]);
             in = attach_join(in, (Attach)x->attach);
-            roles |= x->roles;
-            cls = cls ? cls : x->cls;
+            if (x->attach == ATT_BOTTOM)
+                continue;
+            roles &= x->roles;
+            cls = cls == UINT32_MAX || cls == x->cls ? x->cls : 0;
+            origin = origin == UINT32_MAX || origin == x->origin ? x->origin : 0;
         }
-        set(v, in, roles);
-        v->cls = cls;
+        set(v, in, roles == ~0u ? 0 : roles);
+        v->cls = cls == UINT32_MAX ? 0 : cls;
+        v->origin = origin == UINT32_MAX ? 0 : origin;
         break;
     }
     case IR_BINOP: case IR_UNARY: case IR_AWAIT: case IR_BUILD: {
@@ -472,6 +513,7 @@ static void transfer(Facts *F, int fi, IrFunction *f, IrValue *v)
 static void run_function(Facts *F, int fi)
 {
     IrFunction *f = &F->ir->funcs.v[fi];
+    F->cur_fn = (uint32_t)fi;
     for (uint32_t b = 0; b < f->blocks.n; b++) {
         IrBlock *blk = &f->blocks.v[b];
         for (uint32_t i = 0; i < blk->values.n; i++) {
@@ -480,12 +522,11 @@ static void run_function(Facts *F, int fi)
                 continue;   /* forwarded */
             IrValue old = *v;
             transfer(F, fi, f, v);
-            /* monotone: never move down */
+            /* attachment only moves up its lattice; roles are recomputed (the
+             * round limit in ir_compute_facts bounds any oscillation) */
             v->attach = (uint8_t)attach_join((Attach)old.attach, (Attach)v->attach);
-            v->roles |= old.roles;
-            if (!v->cls)
-                v->cls = old.cls;
-            if (v->attach != old.attach || v->roles != old.roles || v->cls != old.cls)
+            if (v->attach != old.attach || v->roles != old.roles || v->cls != old.cls ||
+                v->origin != old.origin)
                 F->changed = true;
         }
     }
@@ -493,7 +534,8 @@ static void run_function(Facts *F, int fi)
 
 void ir_compute_facts(Ir *ir)
 {
-    Facts F = {ir, ir->syn, false, NULL};
+    Facts F = {ir, ir->syn, false, 0, NULL, NULL};
+    index_self_stores(&F);
     F.params = arena_zalloc(ir->syn->arena, (ir->funcs.n + 1) * sizeof *F.params);
     for (uint32_t i = 0; i < ir->funcs.n; i++)
         F.params[i] = arena_zalloc(ir->syn->arena,

@@ -20,6 +20,7 @@ typedef struct FnState {
     int fn;
     BlockId cur;
     GradMode grad;
+    bool grad_forced;    /* inside an explicit torch.enable_grad() */
     DefEntry *defs;
     uint32_t defs_mask, ndefs;
     ARENA_VEC(IncompletePhi) incomplete;

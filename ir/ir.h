@@ -75,17 +75,24 @@ enum {
     ROLE_CUDA = 1 << 13,      /* a CUDA device or a tensor moved to one */
 };
 
+enum {
+    IRV_STMT = 1,          /* the whole expression of an expression statement */
+    IRV_GRAD_FORCED = 2,   /* computed under an explicit torch.enable_grad() */
+};
+
 typedef struct IrValue {
     uint8_t op;            /* IrOp */
     uint8_t attach;        /* Attach */
     uint8_t grad;          /* GradMode in force where the value is computed */
-    uint8_t unused;
+    uint8_t flags;         /* IRV_* */
     uint32_t roles;        /* ROLE_* bits */
     uint32_t node;         /* CST node (or token elem) it came from, for spans */
     uint32_t name;         /* interned name: attribute, parameter, global */
     uint32_t qual;         /* interned qualified name ("torch.nn.functional.softmax") or 0 */
     uint32_t index;        /* UNPACK element / FUNC or CLASS index / PARAM position */
     uint32_t cls;          /* facts: 1 + index of the in-file class this is an instance of */
+    uint32_t origin;       /* facts: the DataLoader(...) call this loader comes from, as
+                              (function + 1) << 20 | value, or 0 */
     uint32_t nargs;
     ValueId *args;
     uint32_t *kwnames;     /* CALL: per arg, interned keyword name or 0 (NULL if none) */
@@ -97,6 +104,7 @@ typedef struct IrBlock {
     ARENA_VEC(BlockId) preds;
     ARENA_VEC(BlockId) succs;
     BlockId loop_header;          /* innermost enclosing loop's header, 0 if none */
+    BlockId loop_parent;          /* for a loop header: the enclosing loop's header */
     uint32_t loop_node;           /* the FOR/WHILE node of that loop */
     bool sealed;
 } IrBlock;
@@ -131,6 +139,11 @@ typedef struct Ir {
     ARENA_VEC(IrFunction) funcs;  /* funcs.v[0] is the module */
     ARENA_VEC(IrClass) classes;
     ARENA_VEC(IrModuleDef) module_defs;   /* module-level assignments, by name */
+    /* name id -> 1 + index of its last entry in module_defs; entries of one
+     * name are chained through prev_def (1-based, 0 ends) */
+    uint32_t *last_def;
+    uint32_t *prev_def;
+    uint32_t nnames;
 } Ir;
 
 /* Lowers a parsed module (errors allowed: ERROR nodes become OPAQUE values)

@@ -15,6 +15,7 @@ ValueId ir_new_value(Lowerer *L, IrOp op, uint32_t node, BlockId b)
     v.node = node;
     v.block = b;
     v.grad = (uint8_t)L->fs->grad;
+    v.flags = L->fs->grad_forced ? IRV_GRAD_FORCED : 0;
     ValueId id = f->values.n;
     VEC_PUSH(L->A, f->values, v);
     return id;

@@ -324,6 +324,7 @@ static void lower_loop(Lowerer *L, uint32_t id, bool is_for)
     BlockId after = ir_new_block(L);
     push_loop(L, header, after, id);
     /* the header belongs to its own loop */
+    ir_cur_fn(L)->blocks.v[header].loop_parent = ir_cur_fn(L)->blocks.v[header].loop_header;
     ir_cur_fn(L)->blocks.v[header].loop_header = header;
     ir_cur_fn(L)->blocks.v[header].loop_node = id;
     L->fs->cur = header;
@@ -416,12 +417,11 @@ static GradMode grad_mode_of_context(Lowerer *L, ValueId ctx, GradMode current)
     if (!callee->qual)
         return current;
     if ((len == 13 && memcmp(q, "torch.no_grad", 13) == 0) ||
-        (len == 21 && memcmp(q, "torch.inference_mode", 20) == 0) ||
         (len == 20 && memcmp(q, "torch.inference_mode", 20) == 0))
         return GRAD_DISABLED;
-    if (len == 16 && memcmp(q, "torch.enable_grad", 16) == 0)
+    if (len == 17 && memcmp(q, "torch.enable_grad", 17) == 0)
         return GRAD_ENABLED;
-    if (len == 23 && memcmp(q, "torch.set_grad_enabled", 22) == 0) {
+    if (len == 22 && memcmp(q, "torch.set_grad_enabled", 22) == 0) {
         if (v->nargs < 2)
             return GRAD_UNKNOWN;
         const IrValue *arg = &f->values.v[v->args[1]];
@@ -435,10 +435,22 @@ static GradMode grad_mode_of_context(Lowerer *L, ValueId ctx, GradMode current)
     return current;
 }
 
+static bool is_enable_grad(Lowerer *L, ValueId ctx)
+{
+    const IrFunction *f = ir_cur_fn(L);
+    const IrValue *v = &f->values.v[ctx];
+    if (v->op != IR_CALL || !v->nargs)
+        return false;
+    uint32_t len;
+    const char *q = intern_str(&L->S->names, f->values.v[v->args[0]].qual, &len);
+    return len == 17 && memcmp(q, "torch.enable_grad", 17) == 0;
+}
+
 /* with item (as target)?, ...: BLOCK */
 static void lower_with(Lowerer *L, uint32_t id)
 {
     GradMode saved = L->fs->grad;
+    bool saved_forced = L->fs->grad_forced;
     uint32_t nk = node_nkids(L->S, syn_node(L->S, id));
     ARENA_VEC(ValueId) ctxs = {0};
     for (uint32_t i = 0; i < nk; i++) {
@@ -447,13 +459,19 @@ static void lower_with(Lowerer *L, uint32_t id)
             continue;
         ValueId ctx = ir_lower_expr(L, node_kid_id(L->S, syn_node(L->S, item), 0));
         VEC_PUSH(L->A, ctxs, ctx);
-        L->fs->grad = grad_mode_of_context(L, ctx, L->fs->grad);
+        GradMode g = grad_mode_of_context(L, ctx, L->fs->grad);
+        L->fs->grad_forced = g == GRAD_ENABLED && g != L->fs->grad ? true
+                             : g == GRAD_ENABLED && L->fs->grad == GRAD_ENABLED
+                                 ? (L->fs->grad_forced || is_enable_grad(L, ctx))
+                                 : false;
+        L->fs->grad = g;
         ValueId entered = ir_emit1(L, IR_WITH_ENTER, item, ctx);
         if (node_nkids(L->S, syn_node(L->S, item)) > 1)
             ir_assign(L, node_kid_id(L->S, syn_node(L->S, item), 1), entered);
     }
     lower_block(L, kid_of_kind(L->S, id, N_BLOCK));
     L->fs->grad = saved;
+    L->fs->grad_forced = saved_forced;
     for (uint32_t i = ctxs.n; i-- > 0;)
         ir_emit1(L, IR_WITH_EXIT, id, ctxs.v[i]);
 }
@@ -495,9 +513,11 @@ static void lower_simple(Lowerer *L, uint32_t id)
     const Node *n = syn_node(L->S, id);
     uint32_t nk = node_nkids(L->S, n);
     switch ((NodeKind)n->kind) {
-    case N_EXPR_STMT:
-        ir_lower_expr(L, node_kid_id(L->S, n, 0));
+    case N_EXPR_STMT: {
+        ValueId v = ir_lower_expr(L, node_kid_id(L->S, n, 0));
+        ir_cur_fn(L)->values.v[v].flags |= IRV_STMT;
         return;
+    }
     case N_ASSIGN: {
         ValueId v = ir_lower_expr(L, node_kid_id(L->S, n, nk - 1));
         for (uint32_t i = 0; i + 1 < nk; i++)
@@ -784,6 +804,22 @@ static void lower_class(Lowerer *L, uint32_t id)
     ir_store_name(L, c.name, v);
 }
 
+/* Module-level definitions by name, so lookups do not scan them all. */
+static void index_module_defs(Ir *ir)
+{
+    Arena *a = ir->syn->arena;
+    ir->nnames = ir->syn->names.by_id.n;
+    ir->last_def = arena_zalloc(a, (ir->nnames + 1) * sizeof *ir->last_def);
+    ir->prev_def = arena_zalloc(a, (ir->module_defs.n + 1) * sizeof *ir->prev_def);
+    for (uint32_t i = 0; i < ir->module_defs.n; i++) {
+        uint32_t name = ir->module_defs.v[i].name;
+        if (name >= ir->nnames)
+            continue;
+        ir->prev_def[i] = ir->last_def[name];
+        ir->last_def[name] = i + 1;
+    }
+}
+
 void ir_build(Ir *ir, Syntax *syn)
 {
     memset(ir, 0, sizeof *ir);
@@ -802,5 +838,6 @@ void ir_build(Ir *ir, Syntax *syn)
     fs.assigned = L.module_assigned;
     lower_block(&L, syn->root);
     resolve_function(&ir->funcs.v[0]);
+    index_module_defs(ir);
     ir_compute_facts(ir);
 }

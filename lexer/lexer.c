@@ -276,6 +276,8 @@ static bool close_paren(Lexer *L, char c, uint32_t at)
     char open = L->parens[L->depth - 1];
     if (open != matching_open(c)) {
         uint32_t oat = L->paren_at[L->depth - 1];
+        if (L->in->diags->n >= DIAG_LIMIT)
+            return false;   /* past the limit: do not even look up line numbers */
         const char *msg =
             line_of(L, oat) == line_of(L, at)
                 ? arena_printf(L->in->arena,
@@ -325,11 +327,8 @@ static void lex_line_start(Lexer *L)
                 return;
             continue;
         }
-        if (c == '\\' && newline_len(L, p + 1)) {
-            /* a continuation on an otherwise empty line joins nothing: trivia */
-            L->pos = p + 1 + newline_len(L, p + 1);
-            continue;
-        }
+        /* A line holding only indentation and a backslash continues onto the
+         * next one: its indentation is that of the logical line (CPython). */
         int top = L->indents[L->nindent];
         if (col > top) {
             if (alt <= L->alt_indents[L->nindent]) {
@@ -749,6 +748,12 @@ static bool lex_radix_number(Lexer *L, uint32_t start)
     if (p < L->n && L->s[p] == '_')
         p++;
     uint32_t d = scan_digits(L, p, base, &bad);
+    if (d == p && !bad && d < L->n && (char_class[(unsigned char)L->s[d]] & CC_DIGIT)) {
+        number_error(L, start, d,
+                     arena_printf(L->in->arena, "invalid digit '%c' in %s literal", L->s[d],
+                                  name));
+        return true;
+    }
     if (d == p || bad) {
         number_error(L, start, d, arena_printf(L->in->arena, "invalid %s literal", name));
         return true;
@@ -982,6 +987,8 @@ static void lex_backslash(Lexer *L)
     if (len) {
         if (in_fstring_expr(L))
             feature(L, L->pos, L->pos + 1, FEAT_FSTRING_BACKSLASH);
+        if (L->pos + 1 + len >= L->n)
+            diag(L, L->pos, L->pos + 1, "unexpected end of file after line continuation");
         L->pos += 1 + len;
         return;
     }
@@ -1036,10 +1043,12 @@ static void lex_end_of_file(Lexer *L)
         }
     }
     if (L->depth > 0 && L->depth <= LEX_MAX_PAREN) {
-        uint32_t at = L->paren_at[0];
-        L->in->unclosed_bracket = at;
+        /* name the innermost bracket, as CPython does; errors after the
+         * outermost one are the parser's noise */
+        uint32_t at = L->paren_at[L->depth - 1];
+        L->in->unclosed_bracket = L->paren_at[0];
         diag(L, at, at + 1,
-             arena_printf(L->in->arena, "'%c' was never closed", L->parens[0]));
+             arena_printf(L->in->arena, "'%c' was never closed", L->parens[L->depth - 1]));
     }
     if (L->line_has_tokens)
         emit(L, T_NEWLINE, L->n, L->n);

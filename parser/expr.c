@@ -323,6 +323,8 @@ static void parse_brace_atom(Parser *P)
         uint32_t em = mark(P);
         parse_star_named_expression(P);
         dict = at(P, T_COLON);
+        if (dict && node_at(P, top_elem(P)) && node_at(P, top_elem(P))->kind == N_STARRED)
+            error_node(P, top_elem(P), "cannot use a starred expression as a dictionary key");
         if (dict) {
             bump(P);
             parse_expression(P);

@@ -232,6 +232,8 @@ static void parse_type_params(Parser *P)
 {
     uint32_t m = mark(P);
     bump(P);
+    if (at(P, T_RSQB))
+        error_here(P, "Type parameter list cannot be empty");
     do {
         if (at(P, T_RSQB))
             break;

@@ -63,6 +63,10 @@ expect "5,000 nested brackets" "$TMP/nest.py" 1 ':1:[0-9]+: E999 too many nested
 expect "5,000 unclosed brackets" "$TMP/unclosed.py" 1 ':1:[0-9]+: E999 '
 { printf 'x = 1'; yes ' + a' | head -n 200000 | tr -d '\n'; echo; } > "$TMP/chain.py"
 expect "200,000-term sum" "$TMP/chain.py" 0 'All checks passed'
+{ printf 'x = 2'; yes '**2' | head -n 100000 | tr -d '\n'; echo; } > "$TMP/power.py"
+expect "100,000-term power chain" "$TMP/power.py" 1 ':1:[0-9]+: E999 too many nested'
+{ printf 'x = '; yes 'a.' | head -n 100000 | tr -d '\n'; echo 'b()()()[0]'; } > "$TMP/attrs.py"
+expect "100,000-long attribute chain" "$TMP/attrs.py" 0 'All checks passed'
 { printf 'x = '; yes '-' | head -n 100000 | tr -d '\n'; echo 'y'; } > "$TMP/unary.py"
 expect "100,000 unary minus" "$TMP/unary.py" 1 ':1:[0-9]+: E999 too many nested'
 { for i in $(seq 0 120); do printf '%*sif x:\n' "$i" ''; done; printf '%*spass\n' 121 ''; } > "$TMP/deep.py"

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "encodings.h"
-#include "unicode_id.h"
+#include "../../lexer/encodings.h"
+#include "../../lexer/unicode_id.h"
 
 static void test_id_start(void **state)
 {

@@ -1,0 +1,275 @@
+#include "analysis.h"
+#include <string.h>
+
+static uint32_t name(Syntax *S, const char *s) { return intern(&S->names, s, (uint32_t)strlen(s)); }
+
+bool an_qual_is(const Analysis *an, uint32_t id, const char *s)
+{
+    uint32_t len;
+    const char *q = intern_str(&an->S->names, id, &len);
+    return id && strlen(s) == len && memcmp(q, s, len) == 0;
+}
+
+bool an_method_call(const IrFunction *f, const IrValue *v, uint32_t method, ValueId *recv)
+{
+    if (v->op != IR_CALL || !v->nargs)
+        return false;
+    const IrValue *c = &f->values.v[v->args[0]];
+    if (c->op != IR_ATTR || c->name != method || !c->nargs)
+        return false;
+    if (recv)
+        *recv = c->args[0];
+    return true;
+}
+
+/* The effect of one value, not counting callees. */
+static uint32_t own_effects(const Analysis *an, const IrFunction *f, const IrValue *v)
+{
+    ValueId r;
+    if (v->op == IR_STORE_ATTR && v->name == an->n_grad)
+        return EFF_ZERO_GRAD;   /* p.grad = None */
+    if (v->op != IR_CALL || !v->nargs)
+        return 0;
+    const IrValue *callee = &f->values.v[v->args[0]];
+    if (an_qual_is(an, callee->qual, "torch.autograd.grad"))
+        return EFF_AUTOGRAD;
+    if (an_qual_is(an, callee->qual, "torch.autograd.backward"))
+        return EFF_BACKWARD;
+    if (an_method_call(f, v, an->n_backward, &r))
+        return EFF_BACKWARD;
+    if (an_method_call(f, v, an->n_zero_grad, &r))
+        return EFF_ZERO_GRAD;
+    if (an_method_call(f, v, an->n_step, &r))
+        return f->values.v[r].roles & ROLE_OPTIMIZER ? EFF_STEP : 0;
+    if (an_method_call(f, v, an->n_eval, &r))
+        return f->values.v[r].roles & ROLE_MODEL ? EFF_EVAL : 0;
+    if (an_method_call(f, v, an->n_train, &r))
+        return f->values.v[r].roles & ROLE_MODEL ? EFF_TRAIN : 0;
+    if (callee->roles & ROLE_MODEL && !(callee->roles & (ROLE_SOFTMAX | ROLE_SIGMOID)))
+        return EFF_MODEL_CALL;
+    return 0;
+}
+
+extern int ir_callee_function(const Ir *ir, const IrFunction *f, ValueId callee);
+
+uint32_t an_value_effects(const Analysis *an, const IrFunction *f, ValueId id)
+{
+    const IrValue *v = &f->values.v[id];
+    uint32_t e = own_effects(an, f, v);
+    if (v->op == IR_CALL && v->nargs) {
+        int fi = ir_callee_function(an->ir, f, v->args[0]);
+        if (fi >= 0)
+            e |= an->effects[fi];
+    }
+    return e;
+}
+
+static void compute_effects(Analysis *an)
+{
+    const Ir *ir = an->ir;
+    for (int round = 0; round < 20; round++) {
+        bool changed = false;
+        for (uint32_t fi = 0; fi < ir->funcs.n; fi++) {
+            const IrFunction *f = &ir->funcs.v[fi];
+            uint32_t e = an->effects[fi];
+            for (uint32_t i = 1; i < f->values.n; i++)
+                e |= an_value_effects(an, f, i);
+            if (e != an->effects[fi]) {
+                an->effects[fi] = e;
+                changed = true;
+            }
+        }
+        if (!changed)
+            break;
+    }
+}
+
+static bool const_text_has(const Analysis *an, const IrFunction *f, ValueId v, const char *s)
+{
+    const IrValue *x = &f->values.v[v];
+    if (x->op != IR_CONST || !x->node)
+        return false;
+    const Node *n = &an->S->nodes[x->node];
+    uint32_t a = node_start(an->S, n), b = node_end(an->S, n);
+    size_t len = strlen(s);
+    for (uint32_t i = a; i + len <= b; i++)
+        if (memcmp(an->S->src + i, s, len) == 0)
+            return true;
+    return false;
+}
+
+bool an_is_const_zero(const Analysis *an, const IrFunction *f, ValueId v)
+{
+    const IrValue *x = &f->values.v[v];
+    if (x->op != IR_CONST || !x->node)
+        return false;
+    const Node *n = &an->S->nodes[x->node];
+    return n->kind == N_NUMBER && node_end(an->S, n) - node_start(an->S, n) == 1 &&
+           an->S->src[node_start(an->S, n)] == '0';
+}
+
+/* CUDA is proven by .cuda(), .to("cuda..."), torch.device("cuda..."), or the
+ * "cuda" if torch.cuda.is_available() else "cpu" idiom. */
+static void detect_cuda(Analysis *an)
+{
+    const Ir *ir = an->ir;
+    for (uint32_t fi = 0; fi < ir->funcs.n; fi++) {
+        const IrFunction *f = &ir->funcs.v[fi];
+        for (uint32_t i = 1; i < f->values.n; i++) {
+            const IrValue *v = &f->values.v[i];
+            ValueId r;
+            if (an_method_call(f, v, an->n_cuda, &r))
+                an->uses_cuda = true;
+            if (v->op == IR_CALL && v->nargs && v->kwnames)
+                for (uint32_t a = 1; a < v->nargs; a++)
+                    if (v->kwnames[a] == an->n_non_blocking)
+                        an->non_blocking = true;
+            bool to = an_method_call(f, v, an->n_to, &r);
+            bool dev = v->op == IR_CALL && v->nargs &&
+                       an_qual_is(an, f->values.v[v->args[0]].qual, "torch.device");
+            if (!to && !dev)
+                continue;
+            for (uint32_t a = 1; a < v->nargs; a++) {
+                ValueId x = v->args[a];
+                const IrValue *xv = &f->values.v[x];
+                if (const_text_has(an, f, x, "cuda"))
+                    an->uses_cuda = true;
+                if (xv->op == IR_BOOLOP)   /* "cuda" if ... else "cpu" */
+                    for (uint32_t k = 0; k < xv->nargs; k++)
+                        if (const_text_has(an, f, xv->args[k], "cuda"))
+                            an->uses_cuda = true;
+            }
+        }
+    }
+}
+
+static void compute_loop_effects(Analysis *an);
+static void compute_callers(Analysis *an);
+
+void analysis_init(Analysis *an, Syntax *S, const Ir *ir)
+{
+    memset(an, 0, sizeof *an);
+    an->S = S;
+    an->ir = ir;
+#define N(field, s) an->field = name(S, s);
+    N(n_append, "append") N(n_extend, "extend") N(n_appendleft, "appendleft")
+    N(n_insert, "insert") N(n_add, "add") N(n_clear, "clear") N(n_backward, "backward")
+    N(n_step, "step") N(n_zero_grad, "zero_grad") N(n_eval, "eval") N(n_train, "train")
+    N(n_grad, "grad") N(n_item, "item") N(n_to, "to") N(n_cuda, "cuda") N(n_forward, "forward")
+    N(n_num_workers, "num_workers") N(n_pin_memory, "pin_memory")
+    N(n_non_blocking, "non_blocking") N(n_training, "training")
+#undef N
+    an->effects = arena_zalloc(S->arena, (ir->funcs.n + 1) * sizeof *an->effects);
+    compute_effects(an);
+    compute_loop_effects(an);
+    compute_callers(an);
+    detect_cuda(an);
+}
+
+bool an_in_loop(const IrFunction *f, BlockId b, BlockId h)
+{
+    if (!h)
+        return false;
+    for (BlockId x = f->blocks.v[b].loop_header; x; x = f->blocks.v[x].loop_parent)
+        if (x == h)
+            return true;
+    return false;
+}
+
+bool an_lives_across(const IrFunction *f, ValueId v, BlockId h)
+{
+    for (int guard = 0; guard < 64; guard++) {
+        const IrValue *x = &f->values.v[v];
+        if (x->op == IR_PHI && x->block == h)
+            return true;        /* a variable carried around the loop */
+        if (!an_in_loop(f, x->block, h))
+            return true;        /* made before the loop */
+        if ((x->op == IR_ATTR || x->op == IR_SUBSCR) && x->nargs) {
+            v = x->args[0];     /* self.history, state["losses"] */
+            continue;
+        }
+        return false;
+    }
+    return false;
+}
+
+uint32_t an_loop_effects(const Analysis *an, const IrFunction *f, BlockId h)
+{
+    uint32_t fi = (uint32_t)(f - an->ir->funcs.v);
+    return h < f->blocks.n ? an->loop_effects[fi][h] : 0;
+}
+
+/* Each value's effects go to every loop around it: one pass per function. */
+static void compute_loop_effects(Analysis *an)
+{
+    const Ir *ir = an->ir;
+    an->loop_effects = arena_zalloc(an->S->arena, (ir->funcs.n + 1) * sizeof *an->loop_effects);
+    for (uint32_t fi = 0; fi < ir->funcs.n; fi++) {
+        const IrFunction *f = &ir->funcs.v[fi];
+        uint32_t *le = arena_zalloc(an->S->arena, (f->blocks.n + 1) * sizeof *le);
+        for (uint32_t i = 1; i < f->values.n; i++) {
+            BlockId h = f->blocks.v[f->values.v[i].block].loop_header;
+            if (!h)
+                continue;
+            uint32_t e = an_value_effects(an, f, i);
+            for (int guard = 0; h && e && guard < 256; guard++, h = f->blocks.v[h].loop_parent)
+                le[h] |= e;
+        }
+        an->loop_effects[fi] = le;
+    }
+}
+
+/* Who calls each function, and whether with grad enabled. */
+static void compute_callers(Analysis *an)
+{
+    const Ir *ir = an->ir;
+    an->called_with_grad = arena_zalloc(an->S->arena, ir->funcs.n + 1);
+    an->ncalls = arena_zalloc(an->S->arena, (ir->funcs.n + 1) * sizeof *an->ncalls);
+    for (uint32_t gi = 0; gi < ir->funcs.n; gi++) {
+        const IrFunction *g = &ir->funcs.v[gi];
+        for (uint32_t i = 1; i < g->values.n; i++) {
+            const IrValue *v = &g->values.v[i];
+            if (v->op != IR_CALL || !v->nargs)
+                continue;
+            int fi = ir_callee_function(ir, g, v->args[0]);
+            if (fi < 0)
+                continue;
+            an->ncalls[fi]++;
+            if (v->grad != GRAD_DISABLED)
+                an->called_with_grad[fi] = 1;
+        }
+    }
+}
+
+bool an_reaches_backward(const Analysis *an, const IrFunction *f, ValueId from)
+{
+    /* forward closure over operands (torch.stack(losses).mean(), total / n):
+     * values mostly use earlier ones, so a few sweeps settle it */
+    uint8_t *reach = arena_zalloc(an->S->arena, f->values.n);
+    reach[from] = 1;
+    for (int sweep = 0, changed = 1; changed && sweep < 8; sweep++) {
+        changed = 0;
+        for (uint32_t i = 1; i < f->values.n; i++) {
+            const IrValue *v = &f->values.v[i];
+            for (uint32_t a = 0; !reach[i] && a < v->nargs; a++)
+                if (reach[v->args[a]])
+                    reach[i] = 1, changed = 1;
+        }
+    }
+    for (uint32_t i = 1; i < f->values.n; i++) {
+        ValueId r;
+        if (an_method_call(f, &f->values.v[i], an->n_backward, &r) && reach[r])
+            return true;
+    }
+    return false;
+}
+
+uint32_t an_call_arg_node(const Syntax *S, uint32_t call, uint32_t k)
+{
+    if (!call || S->nodes[call].kind != N_CALL)
+        return call;
+    const Node *args = node_kid(S, &S->nodes[call], 1);
+    if (!args || args->kind != N_ARGUMENTS || k >= node_nkids(S, args))
+        return call;
+    return node_kid_id(S, args, k);
+}

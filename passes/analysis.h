@@ -1,0 +1,54 @@
+/* Facts several rules share, computed once per file. */
+#ifndef PFC_ANALYSIS_H
+#define PFC_ANALYSIS_H
+#include "pass.h"
+
+/* What running a function (or a call) may do, transitively over the file. */
+enum {
+    EFF_BACKWARD = 1,     /* loss.backward(), accelerator.backward(loss), autograd.backward */
+    EFF_STEP = 2,         /* optimizer.step() */
+    EFF_ZERO_GRAD = 4,    /* optimizer/model.zero_grad(), p.grad = None */
+    EFF_EVAL = 8,         /* model.eval() */
+    EFF_TRAIN = 16,       /* model.train() */
+    EFF_AUTOGRAD = 32,    /* torch.autograd.grad(...) */
+    EFF_MODEL_CALL = 64,  /* runs a model forward */
+};
+
+typedef struct Analysis {
+    Syntax *S;
+    const Ir *ir;
+    uint32_t *effects;        /* per function */
+    uint32_t **loop_effects;  /* per function, per loop header block */
+    uint8_t *called_with_grad;/* per function: some in-file call runs with grad enabled */
+    uint32_t *ncalls;         /* per function: in-file call sites */
+    bool uses_cuda;           /* the script moves work to a CUDA device */
+    bool non_blocking;        /* some .to(..., non_blocking=True) */
+    /* interned method names, so that matching is an integer test */
+    uint32_t n_append, n_extend, n_appendleft, n_insert, n_add, n_clear, n_backward, n_step,
+        n_zero_grad, n_eval, n_train, n_grad, n_item, n_to, n_cuda, n_forward, n_num_workers,
+        n_pin_memory, n_non_blocking, n_training;
+} Analysis;
+
+void analysis_init(Analysis *an, Syntax *S, const Ir *ir);
+
+/* If v is `recv.<method>(...)`, returns true and the receiver. */
+bool an_method_call(const IrFunction *f, const IrValue *v, uint32_t method, ValueId *recv);
+/* Effects of one value: its own (a method call) and those of an in-file callee. */
+uint32_t an_value_effects(const Analysis *an, const IrFunction *f, ValueId v);
+/* Is block b inside the loop whose header is h (at any depth)? */
+bool an_in_loop(const IrFunction *f, BlockId b, BlockId h);
+/* Does v keep its identity across iterations of loop h (created before the
+ * loop, carried by a header phi, or an attribute of such a value)? */
+bool an_lives_across(const IrFunction *f, ValueId v, BlockId h);
+/* Effects of everything inside loop h. */
+uint32_t an_loop_effects(const Analysis *an, const IrFunction *f, BlockId h);
+/* Interned string equality. */
+bool an_qual_is(const Analysis *an, uint32_t id, const char *s);
+/* Does any value derived from `from` (through operations) reach a backward()? */
+bool an_reaches_backward(const Analysis *an, const IrFunction *f, ValueId from);
+/* The k-th positional argument node of a CALL node, or the call node itself. */
+uint32_t an_call_arg_node(const Syntax *S, uint32_t call, uint32_t k);
+/* A CONST node's token kind / text helpers. */
+bool an_is_const_zero(const Analysis *an, const IrFunction *f, ValueId v);
+
+#endif

@@ -1,0 +1,172 @@
+/* `pfc explain CODE`: each rule's documentation. Sections: what it finds, why
+ * it is silent at run time, what it costs, how to fix it, when pfc stays
+ * quiet, and an example with its fix. */
+#ifndef PFC_EXPLAIN_H
+#define PFC_EXPLAIN_H
+
+#define EXPLAIN_tg001 \
+    "What: a tensor that is still attached to the autograd graph is kept beyond its loop\n" \
+    "iteration: appended to a list (`losses.append(loss)`), stored in a dict, accumulated\n" \
+    "into a variable that lives across iterations (`total += loss`), or stored on an object.\n" \
+    "\n" \
+    "Why it is silent: nothing fails; memory grows a little every step until CUDA runs out\n" \
+    "of memory, often hours into the run.\n" \
+    "\n" \
+    "Cost: when no backward() frees the graph in the same iteration (an evaluation loop\n" \
+    "without no_grad), every iteration's saved activations stay alive: GPT-2 124M, batch\n" \
+    "8 x 1024, six batches: 65.2 GiB peak instead of 6.4 GiB (measured on an H200). After\n" \
+    "backward() the saved tensors are freed; a kept scalar loss costs next to nothing on the\n" \
+    "GPU but keeps each step's graph nodes on the host, and kept logits cost their full\n" \
+    "storage every step (+0.77 GiB per step for batch 4 x 1024 x 50257 fp32).\n" \
+    "\n" \
+    "Fix: store `loss.detach()` (or `loss.item()`, which syncs with the GPU every step). For\n" \
+    "large tensors, .detach() frees the graph but not the storage: keep a reduction\n" \
+    "(`.argmax(-1)`, a metric) or `.detach().cpu()`.\n" \
+    "\n" \
+    "Quiet when: the accumulator is backpropagated later (`total.backward()`), the container\n" \
+    "is cleared every iteration, the loop runs under no_grad, the value was detached, or a\n" \
+    "Python number is stored.\n" \
+    "\n" \
+    "Example:\n" \
+    "    for x, y in loader:\n" \
+    "        loss = F.cross_entropy(model(x), y)\n" \
+    "        loss.backward(); opt.step(); opt.zero_grad()\n" \
+    "        losses.append(loss)            # keeps every step's graph\n" \
+    "Fix:\n" \
+    "        losses.append(loss.detach())\n"
+
+#define EXPLAIN_tg002 \
+    "What: a loop calls backward() and optimizer.step(), but nothing in an iteration resets\n" \
+    "the gradients (optimizer.zero_grad(), model.zero_grad(), p.grad = None, or a helper\n" \
+    "that does one of these).\n" \
+    "\n" \
+    "Why it is silent: gradients add up across steps; the loss may still go down for a while,\n" \
+    "then the effective learning rate grows without bound and training diverges.\n" \
+    "\n" \
+    "Cost: the whole run is wasted.\n" \
+    "\n" \
+    "Fix: call optimizer.zero_grad() after optimizer.step() (with gradient accumulation,\n" \
+    "right after the guarded step).\n" \
+    "\n" \
+    "Quiet when: the framework owns the loop (HF Trainer, Lightning training_step), or\n" \
+    "backward() runs inside an L-BFGS closure passed to step(closure).\n" \
+    "\n" \
+    "Example:\n" \
+    "    for x, y in loader:\n" \
+    "        loss = F.cross_entropy(model(x), y)\n" \
+    "        loss.backward()\n" \
+    "        opt.step()\n" \
+    "Fix:\n" \
+    "        opt.step()\n" \
+    "        opt.zero_grad()\n"
+
+#define EXPLAIN_tg003 \
+    "What: a model is called in an evaluation region without a grad-disabling context. An\n" \
+    "evaluation region is code after model.eval() (until model.train()), a function named\n" \
+    "eval*/evaluate*/valid*/validate*/test*/predict*/infer*, or a loop that calls the model\n" \
+    "but never calls backward().\n" \
+    "\n" \
+    "Why it is silent: results are correct; autograd just records a graph nobody uses.\n" \
+    "\n" \
+    "Cost: activations are kept for a backward pass that never comes (about the training\n" \
+    "activation size per batch) and every step runs slower. With a retained output (TG001)\n" \
+    "this becomes an out-of-memory error.\n" \
+    "\n" \
+    "Fix: wrap the region in `with torch.no_grad():` or decorate the function with\n" \
+    "@torch.no_grad() (or torch.inference_mode()).\n" \
+    "\n" \
+    "Quiet when: backward() or torch.autograd.grad is reachable in the same region,\n" \
+    "torch.enable_grad() is explicit, every caller holds no_grad, or the framework hook\n" \
+    "already runs under no_grad (Lightning validation_step/test_step/predict_step).\n" \
+    "\n" \
+    "Example:\n" \
+    "    def evaluate(model, loader):\n" \
+    "        model.eval()\n" \
+    "        for x, y in loader:\n" \
+    "            acc += (model(x).argmax(-1) == y).sum().item()\n" \
+    "Fix:\n" \
+    "    @torch.no_grad()\n" \
+    "    def evaluate(model, loader):\n"
+
+#define EXPLAIN_tg004 \
+    "What: a DataLoader that feeds a GPU training loop is built with num_workers=0 (or left\n" \
+    "at the default), so one CPU thread decodes and collates every batch while the GPU\n" \
+    "waits. Also notes a missing pin_memory=True when batches move with non_blocking=True.\n" \
+    "\n" \
+    "Why it is silent: training is correct, only slow.\n" \
+    "\n" \
+    "Cost: GPU utilisation drops to whatever one core can feed; on image or text pipelines\n" \
+    "often several times slower.\n" \
+    "\n" \
+    "Fix: DataLoader(..., num_workers=min(8, os.cpu_count()), pin_memory=True,\n" \
+    "persistent_workers=True).\n" \
+    "\n" \
+    "Quiet when: the script never uses CUDA, the loader is not iterated by a loop that\n" \
+    "reaches backward(), or num_workers is set to anything but 0.\n" \
+    "\n" \
+    "Example:\n" \
+    "    loader = DataLoader(ds, batch_size=64, shuffle=True)\n" \
+    "Fix:\n" \
+    "    loader = DataLoader(ds, batch_size=64, shuffle=True, num_workers=8, pin_memory=True)\n"
+
+#define EXPLAIN_tg005 \
+    "What: the input of cross_entropy / CrossEntropyLoss is the output of softmax (a\n" \
+    "function, a method, an nn.Softmax module, or a forward that ends in one). Same family:\n" \
+    "softmax into nll_loss (which expects log-probabilities) and sigmoid into\n" \
+    "BCEWithLogitsLoss.\n" \
+    "\n" \
+    "Why it is silent: the loss still decreases a little; gradients are just much smaller,\n" \
+    "so training stalls at a poor accuracy.\n" \
+    "\n" \
+    "Cost: a model that never converges.\n" \
+    "\n" \
+    "Fix: drop the softmax and pass logits; apply softmax only for inference.\n" \
+    "\n" \
+    "Quiet when: the softmax is applied only on some paths (for example only when\n" \
+    "`not self.training`); log_softmax into cross_entropy is harmless.\n" \
+    "\n" \
+    "Example:\n" \
+    "    probs = F.softmax(model(x), dim=-1)\n" \
+    "    loss = F.cross_entropy(probs, y)\n" \
+    "Fix:\n" \
+    "    loss = F.cross_entropy(model(x), y)\n"
+
+#define EXPLAIN_tg006 \
+    "What: model.eval() runs inside the training loop (typically a validation pass every N\n" \
+    "steps) and no model.train() runs before the next backward().\n" \
+    "\n" \
+    "Why it is silent: from then on dropout is off and BatchNorm statistics are frozen for\n" \
+    "the rest of training; nothing crashes and the loss still goes down.\n" \
+    "\n" \
+    "Cost: a worse model, trained without its regularisation.\n" \
+    "\n" \
+    "Fix: call model.train() after the evaluation block.\n" \
+    "\n" \
+    "Quiet when: the model has no train/eval-dependent module (no Dropout or BatchNorm in\n" \
+    "an in-file model), or a model.train() runs in the loop.\n" \
+    "\n" \
+    "Example:\n" \
+    "    for step, (x, y) in enumerate(loader):\n" \
+    "        ...; loss.backward(); opt.step()\n" \
+    "        if step % 100 == 0:\n" \
+    "            evaluate(model)          # calls model.eval()\n" \
+    "Fix:\n" \
+    "            evaluate(model)\n" \
+    "            model.train()\n"
+
+#define EXPLAIN_tg304 \
+    "What: model.eval, model.train, optimizer.zero_grad, optimizer.step, loss.backward or\n" \
+    "scheduler.step written as a statement without ().\n" \
+    "\n" \
+    "Why it is silent: the attribute is looked up and thrown away; Python raises nothing.\n" \
+    "\n" \
+    "Cost: the operation never happens: no gradient step, no reset, the wrong mode.\n" \
+    "\n" \
+    "Fix: add the parentheses.\n" \
+    "\n" \
+    "Example:\n" \
+    "    optimizer.zero_grad\n" \
+    "Fix:\n" \
+    "    optimizer.zero_grad()\n"
+
+#endif

@@ -1,0 +1,44 @@
+/* passes: the rule registry and the API a rule is written against. A rule is
+ * one file passes/<id>.c defining `void rule_<id>(RuleCtx *)` plus one line in
+ * rules.def. Rules read the IR and its facts, report through rule_report, and
+ * never print. */
+#ifndef PFC_PASS_H
+#define PFC_PASS_H
+#include "../base/finding.h"
+#include "../ir/ir.h"
+#include <stdbool.h>
+
+typedef struct RuleCtx RuleCtx;
+
+typedef struct RuleInfo {
+    const char *code, *name;
+    Severity severity;          /* the rule's usual severity; a finding may differ */
+    bool default_on;
+    const char *summary;
+    const char *explain;        /* docs: what, why silent, cost, fix, example */
+    void (*check)(RuleCtx *);
+} RuleInfo;
+
+struct RuleCtx {
+    Syntax *S;
+    const Ir *ir;
+    Arena *A;
+    const RuleInfo *rule;
+    FindingVec *out;
+    struct Analysis *an;        /* shared facts computed once per file (analysis.c) */
+};
+
+const RuleInfo *rules_all(size_t *n);
+const RuleInfo *rule_by_code(const char *code);
+
+/* Runs every rule over a parsed file (without syntax errors). */
+void passes_run(Syntax *S, const Ir *ir, FindingVec *out);
+
+/* Reports a finding of the running rule over a CST node's span. */
+void rule_report(RuleCtx *c, uint32_t node, Severity sev, const char *msg, const char *help);
+
+#define RULE(id, code, name, sev, on, summary) void rule_##id(RuleCtx *c);
+#include "rules.def"
+#undef RULE
+
+#endif

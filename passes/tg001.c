@@ -1,0 +1,168 @@
+/* TG001 retained-graph: a value attached to the autograd graph outlives its
+ * loop iteration: kept in a container that lives across iterations, or
+ * accumulated into a loop-carried variable. */
+#include "analysis.h"
+#include <string.h>
+
+/* The innermost loop around block b that container R survives, or 0. */
+static BlockId loop_survived(const IrFunction *f, BlockId b, ValueId r)
+{
+    for (BlockId h = f->blocks.v[b].loop_header; h; h = f->blocks.v[h].loop_parent)
+        if (an_lives_across(f, r, h))
+            return h;
+    return 0;
+}
+
+/* Is `R.clear()` (or `del R[:]`) called inside loop h? */
+static bool cleared_in_loop(const Analysis *an, const IrFunction *f, ValueId r, BlockId h)
+{
+    for (uint32_t i = 1; i < f->values.n; i++) {
+        ValueId recv;
+        if (an_in_loop(f, f->values.v[i].block, h) &&
+            an_method_call(f, &f->values.v[i], an->n_clear, &recv) && recv == r)
+            return true;
+    }
+    return false;
+}
+
+static const char *node_text(RuleCtx *c, uint32_t node, uint32_t max)
+{
+    const Node *n = &c->S->nodes[node];
+    uint32_t a = node_start(c->S, n), b = node_end(c->S, n);
+    if (b - a > max)
+        return arena_printf(c->A, "%.*s...", (int)max, c->S->src + a);
+    return arena_strndup(c->A, c->S->src + a, b - a);
+}
+
+static bool is_scalar(const IrValue *v) { return (v->roles & (ROLE_SCALAR | ROLE_LOSS)) != 0; }
+
+/* kept: the value; at: the CST node where it is stored (the span reported) */
+static void report(RuleCtx *c, const IrFunction *f, const IrValue *kept, uint32_t at,
+                   const char *where, bool backward_in_loop)
+{
+    const char *what = node_text(c, at, 40);
+    if (!backward_in_loop) {
+        rule_report(c, at, SEV_ERROR,
+                    arena_printf(c->A,
+                                 "%s keeps `%s`, which is still attached to the autograd graph, "
+                                 "and no backward() in this loop frees it: every iteration's "
+                                 "saved activations stay alive until CUDA runs out of memory "
+                                 "(measured: GPT-2 124M, batch 8x1024, six batches: 65.2 GiB "
+                                 "peak instead of 6.4 GiB)",
+                                 where, what),
+                    "store `.detach()` (or `.item()`, which syncs every step); or run the loop "
+                    "under `with torch.no_grad():` if it only evaluates");
+        return;
+    }
+    bool scalar = is_scalar(kept);
+    (void)f;
+    rule_report(c, at, scalar ? SEV_WARNING : SEV_ERROR,
+                scalar ? arena_printf(c->A,
+                                      "%s keeps `%s`, a scalar still attached to the autograd "
+                                      "graph: backward() freed its saved tensors, but every "
+                                      "step's graph nodes stay alive on the host",
+                                      where, what)
+                       : arena_printf(c->A,
+                                      "%s keeps `%s`, a tensor still attached to the autograd "
+                                      "graph: its storage and graph stay alive every step "
+                                      "(measured: logits of batch 4x1024x50257 fp32 add "
+                                      "0.77 GiB per step)",
+                                      where, what),
+                scalar ? "store `.detach()` (or `.item()`, which syncs with the GPU every step)"
+                       : "`.detach()` frees the graph but not the storage: keep a reduction "
+                         "(`.argmax(-1)`, a metric) or `.detach().cpu()`");
+}
+
+/* losses.append(loss), history[k] = out, self.outputs.extend(...) */
+static void check_container_store(RuleCtx *c, const IrFunction *f, ValueId i)
+{
+    const Analysis *an = c->an;
+    const IrValue *v = &f->values.v[i];
+    ValueId recv = 0, kept = 0;
+    uint32_t at = v->node;
+    const char *verb = NULL;
+    if (an_method_call(f, v, an->n_append, &recv) || an_method_call(f, v, an->n_extend, &recv) ||
+        an_method_call(f, v, an->n_appendleft, &recv)) {
+        if (v->nargs != 2)
+            return;
+        kept = v->args[1];
+        at = an_call_arg_node(c->S, v->node, 0);
+        verb = node_text(c, f->values.v[v->args[0]].node, 40);
+    } else if (an_method_call(f, v, an->n_insert, &recv) && v->nargs == 3) {
+        kept = v->args[2];
+        at = an_call_arg_node(c->S, v->node, 1);
+        verb = node_text(c, f->values.v[v->args[0]].node, 40);
+    } else if (v->op == IR_STORE_SUBSCR && v->nargs == 3) {
+        recv = v->args[0];
+        kept = v->args[2];
+        at = f->values.v[kept].node ? f->values.v[kept].node : v->node;
+        verb = arena_printf(c->A, "the item assignment to `%s`",
+                            node_text(c, f->values.v[recv].node, 30));
+    } else {
+        return;
+    }
+    const IrValue *k = &f->values.v[kept];
+    if (k->attach != ATT_ATTACHED)
+        return;
+    BlockId h = loop_survived(f, v->block, recv);
+    if (!h || cleared_in_loop(an, f, recv, h) || an_reaches_backward(an, f, recv))
+        return;
+    bool backward = an_loop_effects(an, f, h) & EFF_BACKWARD;
+    report(c, f, k, at,
+           v->op == IR_STORE_SUBSCR ? verb : arena_printf(c->A, "`%s(...)`", verb), backward);
+}
+
+/* Does the loop-carried phi p receive v back along some path? */
+static bool flows_into(const IrFunction *f, ValueId p, ValueId v, int depth)
+{
+    const IrValue *x = &f->values.v[p];
+    for (uint32_t a = 0; a < x->nargs; a++) {
+        ValueId arg = x->args[a];
+        if (arg == v)
+            return true;
+        if (depth < 8 && arg != p && f->values.v[arg].op == IR_PHI && flows_into(f, arg, v, depth + 1))
+            return true;
+    }
+    return false;
+}
+
+/* total += loss, total = total + loss */
+static void check_accumulator(RuleCtx *c, const IrFunction *f, ValueId i)
+{
+    const IrValue *v = &f->values.v[i];
+    if (v->op != IR_BINOP || v->nargs != 2 || v->attach != ATT_ATTACHED)
+        return;
+    for (int side = 0; side < 2; side++) {
+        ValueId acc = v->args[side];
+        const IrValue *p = &f->values.v[acc];
+        const IrValue *added = &f->values.v[v->args[1 - side]];
+        if (p->op != IR_PHI || f->blocks.v[p->block].loop_header != p->block)
+            continue;   /* not a variable carried around a loop */
+        if (!an_in_loop(f, v->block, p->block) || !flows_into(f, acc, i, 0))
+            continue;
+        if (added->attach != ATT_ATTACHED || an_reaches_backward(c->an, f, i))
+            return;
+        uint32_t len;
+        const char *name = intern_str(&c->S->names, p->name, &len);
+        bool backward = an_loop_effects(c->an, f, p->block) & EFF_BACKWARD;
+        /* point at what is added: the right side of `total += x` / `total + x` */
+        const Node *stmt = &c->S->nodes[v->node];
+        uint32_t at = node_nkids(c->S, stmt) >= 2 ? node_kid_id(c->S, stmt, 1) : v->node;
+        report(c, f, added, at,
+               arena_printf(c->A, "the running total `%.*s`", (int)len, name), backward);
+        return;
+    }
+}
+
+void rule_tg001(RuleCtx *c)
+{
+    for (uint32_t fi = 0; fi < c->ir->funcs.n; fi++) {
+        const IrFunction *f = &c->ir->funcs.v[fi];
+        for (uint32_t i = 1; i < f->values.n; i++) {
+            if (!f->blocks.v[f->values.v[i].block].loop_header)
+                continue;
+            check_container_store(c, f, i);
+            check_accumulator(c, f, i);
+        }
+    }
+}

@@ -1,0 +1,101 @@
+/* TG003 eval-without-no-grad: the model runs in an evaluation region with
+ * autograd recording: after model.eval(), in an eval/test/predict function, or
+ * in a loop that never calls backward(). */
+#include "analysis.h"
+#include <string.h>
+
+static bool starts_with(const char *s, uint32_t len, const char *p)
+{
+    size_t n = strlen(p);
+    return len >= n && memcmp(s, p, n) == 0;
+}
+
+/* eval*, evaluate*, valid*, validate*, test*, predict*, infer*; framework hooks
+ * that already run under no_grad are not regions of ours. */
+static bool evaluation_name(const Syntax *S, uint32_t name)
+{
+    uint32_t len;
+    const char *s = intern_str(&S->names, name, &len);
+    static const char *const hooks[] = {"validation_step", "test_step", "predict_step",
+                                        "validation_epoch_end", "test_epoch_end", NULL};
+    for (const char *const *h = hooks; *h; h++)
+        if (strlen(*h) == len && memcmp(s, *h, len) == 0)
+            return false;
+    return starts_with(s, len, "eval") || starts_with(s, len, "valid") ||
+           starts_with(s, len, "test") || starts_with(s, len, "predict") ||
+           starts_with(s, len, "infer");
+}
+
+extern int ir_callee_function(const Ir *ir, const IrFunction *f, ValueId callee);
+
+/* Is every in-file call of function fi made with grad disabled? */
+static bool callers_hold_no_grad(const RuleCtx *c, int fi)
+{
+    return c->an->ncalls[fi] > 0 && !c->an->called_with_grad[fi];
+}
+
+/* Did TG001 report something inside this function's span? Then the missing
+ * no_grad is what makes memory grow: an error. */
+static bool retained_in(const RuleCtx *c, const IrFunction *f)
+{
+    const Node *n = &c->S->nodes[f->node];
+    uint32_t a = node_start(c->S, n), b = node_end(c->S, n);
+    for (uint32_t i = 0; i < c->out->n; i++) {
+        const Finding *x = &c->out->v[i];
+        if (strcmp(x->code, "TG001") == 0 && x->start >= a && x->end <= b)
+            return true;
+    }
+    return false;
+}
+
+static void report(RuleCtx *c, const IrFunction *f, const IrValue *call, const char *region)
+{
+    rule_report(c, call->node, retained_in(c, f) ? SEV_ERROR : SEV_WARNING,
+                arena_printf(c->A,
+                             "the model runs %s with autograd recording: activations are kept "
+                             "for a backward() that never comes (about the training activation "
+                             "size per batch) and every step is slower",
+                             region),
+                "wrap the region in `with torch.no_grad():` (or decorate the function with "
+                "`@torch.no_grad()`)");
+}
+
+static bool model_call(const Analysis *an, const IrFunction *f, ValueId i)
+{
+    const IrValue *v = &f->values.v[i];
+    return v->op == IR_CALL && v->grad == GRAD_ENABLED && !(v->flags & IRV_GRAD_FORCED) &&
+           (an_value_effects(an, f, i) & EFF_MODEL_CALL) &&
+           (f->values.v[v->args[0]].roles & ROLE_MODEL);
+}
+
+void rule_tg003(RuleCtx *c)
+{
+    const Analysis *an = c->an;
+    for (uint32_t fi = 0; fi < c->ir->funcs.n; fi++) {
+        const IrFunction *f = &c->ir->funcs.v[fi];
+        uint32_t fe = an->effects[fi];
+        if (f->entry_grad == GRAD_DISABLED || (fe & (EFF_BACKWARD | EFF_AUTOGRAD)) ||
+            callers_hold_no_grad(c, (int)fi))
+            continue;
+        bool named = f->kind == SCOPE_FUNCTION && evaluation_name(c->S, f->name);
+        bool eval_mode = false;
+        for (uint32_t i = 1; i < f->values.n; i++) {
+            const IrValue *v = &f->values.v[i];
+            ValueId r;
+            if (an_method_call(f, v, an->n_eval, &r) && (f->values.v[r].roles & ROLE_MODEL))
+                eval_mode = true;
+            else if (an_method_call(f, v, an->n_train, &r))
+                eval_mode = false;
+            if (!model_call(an, f, i))
+                continue;
+            BlockId h = f->blocks.v[v->block].loop_header;
+            bool eval_loop = h && !(an_loop_effects(an, f, h) & (EFF_BACKWARD | EFF_AUTOGRAD));
+            if (named || eval_mode || eval_loop) {
+                report(c, f, v,
+                       named ? "in an evaluation function"
+                       : eval_mode ? "after model.eval()" : "in a loop that never calls backward()");
+                break;   /* one finding per function: the fix covers the region */
+            }
+        }
+    }
+}

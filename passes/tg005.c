@@ -1,0 +1,76 @@
+/* TG005 double-softmax: a loss that normalises its input itself receives
+ * probabilities. CrossEntropyLoss applies log_softmax; fed softmax outputs its
+ * gradients shrink and training stalls. */
+#include "analysis.h"
+
+typedef enum LossKind { LOSS_OTHER, LOSS_CE, LOSS_NLL, LOSS_BCE_LOGITS } LossKind;
+
+static LossKind loss_kind(const Analysis *an, uint32_t qual)
+{
+    if (an_qual_is(an, qual, "torch.nn.functional.cross_entropy") ||
+        an_qual_is(an, qual, "torch.nn.CrossEntropyLoss"))
+        return LOSS_CE;
+    if (an_qual_is(an, qual, "torch.nn.functional.nll_loss") ||
+        an_qual_is(an, qual, "torch.nn.NLLLoss"))
+        return LOSS_NLL;
+    if (an_qual_is(an, qual, "torch.nn.functional.binary_cross_entropy_with_logits") ||
+        an_qual_is(an, qual, "torch.nn.BCEWithLogitsLoss"))
+        return LOSS_BCE_LOGITS;
+    return LOSS_OTHER;
+}
+
+/* The loss a call computes: F.cross_entropy(...) or crit(...) with crit built
+ * by nn.CrossEntropyLoss() (its constructor is remembered in `qual` of the
+ * loss-module value's callee). */
+static LossKind call_loss_kind(const Analysis *an, const IrFunction *f, const IrValue *v)
+{
+    const IrValue *callee = &f->values.v[v->args[0]];
+    if (callee->qual)
+        return loss_kind(an, callee->qual);
+    if (!(callee->roles & ROLE_LOSS_FN))
+        return LOSS_OTHER;
+    /* follow the value back to its constructor call */
+    for (int guard = 0; guard < 8; guard++) {
+        if (callee->op == IR_CALL && callee->nargs)
+            return loss_kind(an, f->values.v[callee->args[0]].qual);
+        if ((callee->op == IR_PHI || callee->op == IR_BOOLOP) && callee->nargs)
+            callee = &f->values.v[callee->args[0]];
+        else
+            break;
+    }
+    return LOSS_OTHER;
+}
+
+void rule_tg005(RuleCtx *c)
+{
+    const Analysis *an = c->an;
+    for (uint32_t fi = 0; fi < c->ir->funcs.n; fi++) {
+        const IrFunction *f = &c->ir->funcs.v[fi];
+        for (uint32_t i = 1; i < f->values.n; i++) {
+            const IrValue *v = &f->values.v[i];
+            if (v->op != IR_CALL || v->nargs < 2 || !(v->roles & ROLE_LOSS))
+                continue;
+            LossKind k = call_loss_kind(an, f, v);
+            const IrValue *in = &f->values.v[v->args[1]];
+            uint32_t at = an_call_arg_node(c->S, v->node, 0);
+            if (k == LOSS_CE && (in->roles & ROLE_SOFTMAX))
+                rule_report(c, at, SEV_ERROR,
+                            "cross_entropy receives softmax probabilities: it applies "
+                            "log_softmax itself, so the model is normalised twice, gradients "
+                            "shrink and training stalls",
+                            "pass the logits: drop the softmax before the loss (keep it for "
+                            "inference only)");
+            else if (k == LOSS_NLL && (in->roles & ROLE_SOFTMAX))
+                rule_report(c, at, SEV_ERROR,
+                            "nll_loss expects log-probabilities but receives softmax "
+                            "probabilities: the loss is wrong and training stalls",
+                            "use log_softmax instead of softmax, or pass logits to "
+                            "cross_entropy");
+            else if (k == LOSS_BCE_LOGITS && (in->roles & ROLE_SIGMOID))
+                rule_report(c, at, SEV_ERROR,
+                            "BCEWithLogitsLoss receives sigmoid outputs: it applies sigmoid "
+                            "itself, so the output is squashed twice and gradients vanish",
+                            "pass the logits: drop the sigmoid before the loss");
+        }
+    }
+}

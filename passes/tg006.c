@@ -1,0 +1,82 @@
+/* TG006 eval-mode-leak: model.eval() inside the training loop and no
+ * model.train() before the next backward(): dropout stays off and BatchNorm
+ * statistics stay frozen for the rest of training. */
+#include "analysis.h"
+#include <string.h>
+
+/* Does the model depend on train/eval mode? Unknown classes (HF, torchvision)
+ * do as far as we know; in-file classes only with Dropout/BatchNorm layers or
+ * functional dropout. */
+static bool mode_dependent(const RuleCtx *c, uint32_t cls1)
+{
+    if (!cls1)
+        return true;
+    const Ir *ir = c->ir;
+    const IrClass *k = &ir->classes.v[cls1 - 1];
+    for (uint32_t m = 0; m < k->methods.n; m++) {
+        const IrFunction *g = &ir->funcs.v[k->methods.v[m]];
+        for (uint32_t i = 1; i < g->values.n; i++) {
+            uint32_t len;
+            const char *q = intern_str(&c->S->names, g->values.v[i].qual, &len);
+            if (!len)
+                continue;
+            for (uint32_t p = 0; p + 7 <= len; p++)
+                if (memcmp(q + p, "Dropout", 7) == 0 || memcmp(q + p, "dropout", 7) == 0 ||
+                    (p + 9 <= len && memcmp(q + p, "BatchNorm", 9) == 0))
+                    return true;
+            if (g->values.v[i].op == IR_CALL && g->values.v[i].cls &&
+                (uint32_t)g->values.v[i].cls != cls1 &&
+                mode_dependent(c, g->values.v[i].cls))
+                return true;
+        }
+    }
+    return false;
+}
+
+/* The eval() call inside function g (a helper called from the loop), if any. */
+static bool find_eval(const Analysis *an, const IrFunction *g, ValueId *at, ValueId *recv)
+{
+    for (uint32_t i = 1; i < g->values.n; i++)
+        if (an_method_call(g, &g->values.v[i], an->n_eval, recv) &&
+            (g->values.v[*recv].roles & ROLE_MODEL)) {
+            *at = i;
+            return true;
+        }
+    return false;
+}
+
+extern int ir_callee_function(const Ir *ir, const IrFunction *f, ValueId callee);
+
+void rule_tg006(RuleCtx *c)
+{
+    const Analysis *an = c->an;
+    for (uint32_t fi = 0; fi < c->ir->funcs.n; fi++) {
+        const IrFunction *f = &c->ir->funcs.v[fi];
+        for (uint32_t i = 1; i < f->values.n; i++) {
+            const IrValue *v = &f->values.v[i];
+            BlockId h = f->blocks.v[v->block].loop_header;
+            if (!h || !(an_value_effects(an, f, i) & EFF_EVAL))
+                continue;
+            /* the loop that trains around this eval: innermost with backward() */
+            while (h && !(an_loop_effects(an, f, h) & EFF_BACKWARD))
+                h = f->blocks.v[h].loop_parent;
+            if (!h || (an_loop_effects(an, f, h) & EFF_TRAIN))
+                continue;
+            const IrFunction *g = f;
+            ValueId at = i, recv = 0;
+            if (!an_method_call(f, v, an->n_eval, &recv)) {
+                int callee = ir_callee_function(c->ir, f, v->args[0]);
+                if (callee < 0 || !find_eval(an, &c->ir->funcs.v[callee], &at, &recv))
+                    continue;
+                g = &c->ir->funcs.v[callee];
+            }
+            if (!mode_dependent(c, g->values.v[recv].cls))
+                continue;
+            rule_report(c, g->values.v[at].node, SEV_ERROR,
+                        "model.eval() runs inside the training loop and no model.train() "
+                        "follows before the next backward(): from here on dropout is off and "
+                        "BatchNorm statistics are frozen for the rest of training",
+                        "call `model.train()` after the evaluation block");
+        }
+    }
+}

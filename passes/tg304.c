@@ -1,0 +1,33 @@
+/* TG304 method-not-called: `model.eval`, `optimizer.zero_grad`, `loss.backward`,
+ * ... written as a statement without the call. The attribute is evaluated and
+ * thrown away; the training step silently skips the operation. */
+#include "analysis.h"
+
+void rule_tg304(RuleCtx *c)
+{
+    const Analysis *an = c->an;
+    for (uint32_t fi = 0; fi < c->ir->funcs.n; fi++) {
+        const IrFunction *f = &c->ir->funcs.v[fi];
+        for (uint32_t i = 1; i < f->values.n; i++) {
+            const IrValue *v = &f->values.v[i];
+            if (v->op != IR_ATTR || !(v->flags & IRV_STMT) || !v->nargs)
+                continue;
+            uint32_t roles = f->values.v[v->args[0]].roles;
+            Attach att = (Attach)f->values.v[v->args[0]].attach;
+            bool hit = ((v->name == an->n_eval || v->name == an->n_train) && (roles & ROLE_MODEL)) ||
+                       (v->name == an->n_zero_grad && (roles & (ROLE_OPTIMIZER | ROLE_MODEL))) ||
+                       (v->name == an->n_step && (roles & (ROLE_OPTIMIZER | ROLE_SCHEDULER))) ||
+                       (v->name == an->n_backward && (roles & ROLE_LOSS || att == ATT_ATTACHED));
+            if (!hit)
+                continue;
+            uint32_t len;
+            const char *m = intern_str(&c->S->names, v->name, &len);
+            rule_report(c, v->node, SEV_ERROR,
+                        arena_printf(c->A,
+                                     "`.%.*s` is named but not called: the statement does "
+                                     "nothing, so the %.*s never happens",
+                                     (int)len, m, (int)len, m),
+                        arena_printf(c->A, "add the parentheses: `.%.*s()`", (int)len, m));
+        }
+    }
+}
