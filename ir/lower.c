@@ -348,10 +348,10 @@ static ValueId lower_expr(Lowerer *L, uint32_t id);
 static ValueId lower_kids(Lowerer *L, uint32_t id, IrOp op)
 {
     const Node *n = syn_node(L->S, id);
-    uint32_t k = node_nkids(L->S, n);
+    uint32_t k = node_nkids(L->S, n), i = 0;
     ValueId *args = arena_alloc(L->A, (k ? k : 1) * sizeof *args);
-    for (uint32_t i = 0; i < k; i++)
-        args[i] = lower_expr(L, node_kid_id(L->S, syn_node(L->S, id), i));
+    FOR_EACH_KID(n, kid)
+        args[i++] = lower_expr(L, kid);
     ValueId v = emit(L, op, id);
     set_args(L, v, args, k);
     return v;
@@ -364,8 +364,9 @@ static ValueId lower_call(Lowerer *L, uint32_t id, ValueId callee)
     ValueId *args = arena_alloc(L->A, (k + 1) * sizeof *args);
     uint32_t *kw = arena_zalloc(L->A, (k + 1) * sizeof *kw);
     args[0] = callee;
-    for (uint32_t i = 0; i < k; i++) {
-        uint32_t aid = node_kid_id(L->S, syn_node(L->S, argid), i);
+    uint32_t i = 0;
+    const Node *argn = argid == UINT32_MAX ? NULL : syn_node(L->S, argid);
+    if (argn) FOR_EACH_KID(argn, aid) {
         const Node *a = syn_node(L->S, aid);
         if (a->kind == N_KEYWORD) {
             kw[i + 1] = name_of(L, node_kid(L->S, a, 0));
@@ -373,6 +374,7 @@ static ValueId lower_call(Lowerer *L, uint32_t id, ValueId callee)
         } else {
             args[i + 1] = lower_expr(L, aid);
         }
+        i++;
     }
     ValueId v = emit(L, IR_CALL, id);
     set_args(L, v, args, k + 1);
@@ -441,8 +443,8 @@ static void bind_comprehension_targets(Lowerer *L, uint32_t target, NameSet *var
         return;
     }
     if (t->kind == N_TUPLE || t->kind == N_LIST || t->kind == N_PAREN || t->kind == N_STARRED)
-        for (uint32_t i = 0; i < node_nkids(L->S, t); i++)
-            bind_comprehension_targets(L, node_kid_id(L->S, syn_node(L->S, target), i), vars);
+        FOR_EACH_KID(t, kid)
+            bind_comprehension_targets(L, kid, vars);
 }
 
 /* A comprehension is lowered in line, once (no loop): its element's facts are
@@ -539,11 +541,11 @@ void ir_assign(Lowerer *L, uint32_t target, ValueId v)
         ir_assign(L, node_kid_id(L->S, t, 0), emit1(L, IR_BUILD, target, v));
         return;
     case N_TUPLE: case N_LIST: {
-        uint32_t k = node_nkids(L->S, t);
-        for (uint32_t i = 0; i < k; i++) {
+        uint32_t i = 0;
+        FOR_EACH_KID(t, kid) {
             ValueId e = emit1(L, IR_UNPACK, target, v);
-            fn(L)->values.v[e].index = i;
-            ir_assign(L, node_kid_id(L->S, syn_node(L->S, target), i), e);
+            fn(L)->values.v[e].index = i++;
+            ir_assign(L, kid, e);
         }
         return;
     }

@@ -48,8 +48,8 @@ static void collect_target(Lowerer *L, uint32_t id, NameSet *out)
         name_set_add(L->A, out, L->S->toks.v[t->first_tok].name);
     } else if (t->kind == N_TUPLE || t->kind == N_LIST || t->kind == N_PAREN ||
                t->kind == N_STARRED) {
-        for (uint32_t i = 0; i < node_nkids(L->S, t); i++)
-            collect_target(L, node_kid_id(L->S, syn_node(L->S, id), i), out);
+        FOR_EACH_KID(t, kid)
+            collect_target(L, kid, out);
     }
 }
 
@@ -86,10 +86,15 @@ static bool collect_one(Lowerer *L, uint32_t id, NameSet *bound, NameSet *global
 {
     const Node *n = syn_node(L->S, id);
     switch ((NodeKind)n->kind) {
-    case N_ASSIGN:
-        for (uint32_t i = 0; i + 1 < node_nkids(L->S, n); i++)
-            collect_target(L, node_kid_id(L->S, n, i), bound);
+    case N_ASSIGN: {
+        uint32_t last = UINT32_MAX;
+        FOR_EACH_KID(n, kid) {
+            if (last != UINT32_MAX)
+                collect_target(L, last, bound);   /* all but the value */
+            last = kid;
+        }
         return true;
+    }
     case N_AUG_ASSIGN: case N_ANN_ASSIGN: case N_FOR: case N_DEL:
         collect_target(L, node_kid_id(L->S, n, 0), bound);
         return true;
@@ -233,8 +238,8 @@ static void lower_block(Lowerer *L, uint32_t id)
     if (id == UINT32_MAX)
         return;
     const Node *n = syn_node(L->S, id);
-    for (uint32_t i = 0; i < node_nkids(L->S, n); i++)
-        lower_stmt(L, node_kid_id(L->S, syn_node(L->S, id), i));
+    FOR_EACH_KID(n, kid)
+        lower_stmt(L, kid);
 }
 
 /* The first child node of a given kind, or UINT32_MAX. */
@@ -520,8 +525,10 @@ static void lower_simple(Lowerer *L, uint32_t id)
     }
     case N_ASSIGN: {
         ValueId v = ir_lower_expr(L, node_kid_id(L->S, n, nk - 1));
-        for (uint32_t i = 0; i + 1 < nk; i++)
-            ir_assign(L, node_kid_id(L->S, syn_node(L->S, id), i), v);
+        uint32_t i = 0;
+        FOR_EACH_KID(n, kid)
+            if (i++ + 1 < nk)
+                ir_assign(L, kid, v);
         return;
     }
     case N_ANN_ASSIGN:
@@ -548,8 +555,8 @@ static void lower_simple(Lowerer *L, uint32_t id)
     case N_IMPORT: lower_import(L, id); return;
     case N_IMPORT_FROM: lower_import_from(L, id); return;
     case N_DEL: case N_ASSERT:
-        for (uint32_t i = 0; i < nk; i++)
-            ir_lower_expr(L, node_kid_id(L->S, syn_node(L->S, id), i));
+        FOR_EACH_KID(n, kid)
+            ir_lower_expr(L, kid);
         return;
     default:
         return;
@@ -564,8 +571,8 @@ static void lower_stmt(Lowerer *L, uint32_t id)
     const Node *n = syn_node(L->S, id);
     switch ((NodeKind)n->kind) {
     case N_SIMPLE_LINE:
-        for (uint32_t i = 0; i < node_nkids(L->S, n); i++)
-            lower_simple(L, node_kid_id(L->S, syn_node(L->S, id), i));
+        FOR_EACH_KID(n, kid)
+            lower_simple(L, kid);
         return;
     case N_IF: lower_if_chain(L, id, 2); return;
     case N_WHILE: lower_loop(L, id, false); return;

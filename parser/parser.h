@@ -59,6 +59,12 @@ uint32_t node_kid_id(const Syntax *s, const Node *n, uint32_t i);   /* its id, o
 const Token *node_token(const Syntax *s, const Node *n, TokKind k);
 static inline uint32_t node_id(const Syntax *s, const Node *n) { return (uint32_t)(n - s->nodes); }
 
+/* Iterates the node children of `n` (ids in `var`), skipping tokens, in order:
+ * node_kid_id(i) is linear, so loops over all children must use this. */
+#define FOR_EACH_KID(n, var)                                                     \
+    for (uint32_t var##_i = 0, var = 0; var##_i < (n)->nkids; var##_i++)       \
+        if (!elem_is_token((n)->kids[var##_i]) && ((var = (n)->kids[var##_i]), 1))
+
 /* 1-based line and column (in code points) of a byte offset. */
 void syntax_line_col(Syntax *s, uint32_t offset, uint32_t *line, uint32_t *col);
 uint32_t node_start(const Syntax *s, const Node *n);
