@@ -31,6 +31,28 @@ typedef struct LintRun {
     FileResult *results;
 } LintRun;
 
+/* The SARIF rule table: the registry's rules, then the syntax and I/O codes. */
+static const RuleMeta *rule_meta(size_t *n)
+{
+    static RuleMeta meta[64];
+    static size_t count;
+    if (!count) {
+        size_t nr;
+        const RuleInfo *r = rules_all(&nr);
+        for (size_t i = 0; i < nr && count < 62; i++) {
+            RuleMeta m = {r[i].code, r[i].name, r[i].summary, r[i].explain, r[i].severity};
+            meta[count++] = m;
+        }
+        RuleMeta e999 = {"E999", "syntax-error", "the file is not valid Python for the target "
+                         "version", NULL, SEV_ERROR};
+        RuleMeta e902 = {"E902", "io-error", "the file could not be read", NULL, SEV_ERROR};
+        meta[count++] = e999;
+        meta[count++] = e902;
+    }
+    *n = count;
+    return meta;
+}
+
 static bool rule_default_on(const char *code)
 {
     const RuleInfo *r = rule_by_code(code);
@@ -116,7 +138,7 @@ static int parse_lint_args(int argc, char **argv, LintOptions *o, int *npaths)
         } else if (is_option(a, "--output-format")) {
             if (!(v = option_value(argc, argv, &i, "--output-format")) ||
                 !output_format_parse(v, &o->style.format))
-                return usage_error("--output-format expects full, concise, json or github");
+                return usage_error("--output-format expects full, concise, json, github or sarif");
         } else if (is_option(a, "--target-version")) {
             if (!(v = option_value(argc, argv, &i, "--target-version")) ||
                 (o->target_minor = parse_target_version(v)) < 0)
@@ -230,9 +252,10 @@ static void print_summary(const LintOptions *o, uint32_t total, uint32_t files_w
 
 int cmd_lint(int argc, char **argv)
 {
-    LintOptions o = {{FMT_FULL, false}, default_jobs(), PY_MINOR_MAX, SEV_WARNING,
+    LintOptions o = {{FMT_FULL, false, NULL, 0}, default_jobs(), PY_MINOR_MAX, SEV_WARNING,
                      false, false, {{0}, 0}, {{0}, 0}};
     o.style.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
+    o.style.rules = rule_meta(&o.style.nrules);
     int npaths = 0;
     int status = parse_lint_args(argc, argv, &o, &npaths);
     if (status >= 0)
@@ -245,12 +268,18 @@ int cmd_lint(int argc, char **argv)
 
     uint32_t total = 0, failing = 0, files_with = 0;
     bool first_json = true;
+    bool objects = o.style.format == FMT_JSON || o.style.format == FMT_SARIF;
+    Buf head = {0};
     if (o.style.format == FMT_JSON)
-        fputs("[\n", stdout);
+        buf_puts(&head, "[\n");
+    else if (o.style.format == FMT_SARIF)
+        report_sarif_begin(&head, &o.style, PFC_VERSION);
+    fwrite(head.v, 1, head.n, stdout);
+    buf_free(&head);
     for (size_t i = 0; i < run.files.n; i++) {
         FileResult *r = &run.results[i];
         uint32_t n = r->counts[0] + r->counts[1] + r->counts[2];
-        if (n && o.style.format == FMT_JSON && !first_json)
+        if (n && objects && !first_json)
             fputs(",\n", stdout);
         if (n)
             first_json = false;
@@ -262,8 +291,14 @@ int cmd_lint(int argc, char **argv)
             failing += r->counts[sev];
         buf_free(&r->out);
     }
-    if (o.style.format == FMT_JSON)
+    if (o.style.format == FMT_JSON) {
         fputs(first_json ? "]\n" : "\n]\n", stdout);
+    } else if (o.style.format == FMT_SARIF) {
+        Buf tail = {0};
+        report_sarif_end(&tail);
+        fwrite(tail.v, 1, tail.n, stdout);
+        buf_free(&tail);
+    }
     print_summary(&o, total, files_with);
     free(run.results);
     path_list_free(&run.files);

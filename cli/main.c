@@ -2,6 +2,7 @@
 #include "../base/buf.h"
 #include "../emit/emit.h"
 #include "../ir/ir.h"
+#include "../passes/pass.h"
 #include "cli.h"
 #include "files.h"
 #include <stdarg.h>
@@ -19,6 +20,7 @@ static const char usage_text[] =
     "  dump-cst FILE            print the lossless syntax tree\n"
     "  dump-ir FILE [--fn NAME] print the SSA IR with its lattice facts\n"
     "  emit FILE                parse and re-emit FILE to stdout (exit 1 on syntax errors)\n"
+    "  explain CODE             what a rule finds, why, what it costs, how to fix it\n"
     "  version                  print the version\n"
     "  help                     print this help\n"
     "\n"
@@ -114,6 +116,32 @@ int cmd_emit(int argc, char **argv, EmitMode mode)
     return status;
 }
 
+/* pfc explain CODE: the rule's documentation. */
+static int cmd_explain(int argc, char **argv)
+{
+    if (argc != 1)
+        return usage_error("explain expects one rule code, e.g. 'pfc explain TG001'");
+    char code[16];
+    snprintf(code, sizeof code, "%s", argv[0]);
+    for (char *p = code; *p; p++)
+        if (*p >= 'a' && *p <= 'z')
+            *p = (char)(*p - 'a' + 'A');
+    const RuleInfo *r = rule_by_code(code);
+    if (!r) {
+        size_t n;
+        const RuleInfo *all = rules_all(&n);
+        fprintf(stderr, "pfc: error: unknown rule '%s'; known rules:", argv[0]);
+        for (size_t i = 0; i < n; i++)
+            fprintf(stderr, " %s", all[i].code);
+        fputc('\n', stderr);
+        return EXIT_USAGE;
+    }
+    static const char *const sev[] = {"note", "warning", "error"};
+    printf("%s %s (%s%s)\n%s.\n\n%s", r->code, r->name, sev[r->severity],
+           r->default_on ? "" : ", off by default", r->summary, r->explain);
+    return EXIT_CLEAN;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -133,6 +161,8 @@ int main(int argc, char **argv)
         return cmd_debug_corpus(argc - 2, argv + 2);
     if (strcmp(cmd, "debug-bench") == 0)
         return cmd_debug_bench(argc - 2, argv + 2);
+    if (strcmp(cmd, "explain") == 0 || strcmp(cmd, "rule") == 0)
+        return cmd_explain(argc - 2, argv + 2);
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
         puts("pfc " PFC_VERSION);
         return EXIT_CLEAN;

@@ -1,11 +1,14 @@
 #include "report.h"
 #include <stdio.h>
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 #include <string.h>
 
 bool output_format_parse(const char *s, OutputFormat *out)
 {
     static const struct { const char *name; OutputFormat f; } names[] = {
         {"full", FMT_FULL}, {"concise", FMT_CONCISE}, {"json", FMT_JSON}, {"github", FMT_GITHUB},
+        {"sarif", FMT_SARIF},
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(s, names[i].name) == 0) {
@@ -156,6 +159,102 @@ static void put_github_escaped(Buf *b, const char *s, bool property)
     }
 }
 
+/* ---- SARIF ----------------------------------------------------------------------------- */
+
+static const char *sarif_level(Severity s)
+{
+    return s == SEV_ERROR ? "error" : s == SEV_WARNING ? "warning" : "note";
+}
+
+/* A relative URI: '/' separators, no "./", percent-encoding outside the
+ * unreserved set. */
+static void put_uri(Buf *b, const char *path)
+{
+    while (path[0] == '.' && path[1] == '/')
+        path += 2;
+    if (path[0] == '/')
+        buf_puts(b, "file://");   /* an absolute path is an absolute URI */
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+        unsigned char c = *p;
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+            strchr("-._~/", c))
+            buf_putc(b, (char)c);
+        else
+            buf_printf(b, "%%%02X", c);
+    }
+}
+
+static int rule_index(const ReportStyle *st, const char *code)
+{
+    for (size_t i = 0; i < st->nrules; i++)
+        if (strcmp(st->rules[i].code, code) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* GitHub matches results across commits by this: the rule and the text of
+ * the line, not its number. */
+static uint64_t line_hash(const Syntax *s, const Finding *f)
+{
+    if (!s)
+        return XXH3_64bits(f->code, strlen(f->code));
+    uint32_t a, b;
+    line_bounds(s, f->start, &a, &b);
+    while (a < b && (s->src[a] == ' ' || s->src[a] == '\t'))
+        a++;
+    return XXH3_64bits_withSeed(s->src + a, b - a, XXH3_64bits(f->code, strlen(f->code)));
+}
+
+static void report_sarif(Buf *out, const ReportStyle *st, const char *path, Syntax *s,
+                         const Finding *f, Pos p, bool first)
+{
+    if (!first)
+        buf_puts(out, ",\n");
+    buf_puts(out, "        {\"ruleId\": ");
+    put_json_string(out, f->code);
+    int idx = rule_index(st, f->code);
+    if (idx >= 0)
+        buf_printf(out, ", \"ruleIndex\": %d", idx);
+    buf_printf(out, ", \"level\": \"%s\", \"message\": {\"text\": ", sarif_level(f->severity));
+    put_json_string(out, f->message);
+    buf_puts(out, "}, \"locations\": [{\"physicalLocation\": {\"artifactLocation\": {\"uri\": \"");
+    put_uri(out, path);
+    buf_printf(out,
+               "\"}, \"region\": {\"startLine\": %u, \"startColumn\": %u, \"endLine\": %u, "
+               "\"endColumn\": %u}}}], \"partialFingerprints\": {\"primaryLocationLineHash\": "
+               "\"%016llx:1\"}}",
+               p.line, p.col, p.end_line, p.end_col > p.col || p.end_line > p.line ? p.end_col : p.col + 1,
+               (unsigned long long)line_hash(s, f));
+}
+
+void report_sarif_begin(Buf *out, const ReportStyle *st, const char *version)
+{
+    buf_puts(out,
+             "{\n  \"$schema\": \"https://json.schemastore.org/sarif-2.1.0.json\",\n"
+             "  \"version\": \"2.1.0\",\n  \"runs\": [{\n    \"tool\": {\"driver\": {\n"
+             "      \"name\": \"pfc\", \"version\": ");
+    put_json_string(out, version);
+    buf_puts(out, ",\n      \"rules\": [\n");
+    for (size_t i = 0; i < st->nrules; i++) {
+        const RuleMeta *r = &st->rules[i];
+        buf_puts(out, "        {\"id\": ");
+        put_json_string(out, r->code);
+        buf_puts(out, ", \"name\": ");
+        put_json_string(out, r->name);
+        buf_puts(out, ", \"shortDescription\": {\"text\": ");
+        put_json_string(out, r->summary);
+        buf_puts(out, "}, \"fullDescription\": {\"text\": ");
+        put_json_string(out, r->summary);
+        buf_puts(out, "}, \"help\": {\"text\": ");
+        put_json_string(out, r->help ? r->help : r->summary);
+        buf_printf(out, "}, \"defaultConfiguration\": {\"level\": \"%s\"}}%s\n",
+                   sarif_level(r->severity), i + 1 < st->nrules ? "," : "");
+    }
+    buf_puts(out, "      ]\n    }},\n    \"results\": [\n");
+}
+
+void report_sarif_end(Buf *out) { buf_puts(out, "\n    ]\n  }]\n}\n"); }
+
 static void report_one(Buf *out, const ReportStyle *st, const char *path, Syntax *s,
                        const Finding *f, bool first)
 {
@@ -178,6 +277,9 @@ static void report_one(Buf *out, const ReportStyle *st, const char *path, Syntax
         break;
     case FMT_JSON:
         report_json(out, path, f, p, first);
+        break;
+    case FMT_SARIF:
+        report_sarif(out, st, path, s, f, p, first);
         break;
     case FMT_FULL:
         if (first)

@@ -8,8 +8,19 @@
 #include "../parser/parser.h"
 #include <stdbool.h>
 
-typedef enum OutputFormat { FMT_FULL, FMT_CONCISE, FMT_JSON, FMT_GITHUB } OutputFormat;
-typedef struct ReportStyle { OutputFormat format; bool color; } ReportStyle;
+typedef enum OutputFormat { FMT_FULL, FMT_CONCISE, FMT_JSON, FMT_GITHUB, FMT_SARIF } OutputFormat;
+
+/* What SARIF's rule table needs to know of each code. */
+typedef struct RuleMeta {
+    const char *code, *name, *summary, *help;
+    Severity severity;
+} RuleMeta;
+typedef struct ReportStyle {
+    OutputFormat format;
+    bool color;
+    const RuleMeta *rules;   /* SARIF: the rule table, results refer to it by index */
+    size_t nrules;
+} ReportStyle;
 
 bool output_format_parse(const char *s, OutputFormat *out);
 const char *severity_name(Severity s);
@@ -19,6 +30,11 @@ bool severity_parse(const char *s, Severity *out);
  * objects are separated by ",\n" and the caller adds the brackets. */
 void report_file(Buf *out, const ReportStyle *st, const char *path, Syntax *s,
                  const Finding *f, uint32_t n);
+
+/* SARIF 2.1.0: one run; results (from report_file) go between begin and end,
+ * separated by ",\n" like JSON objects. */
+void report_sarif_begin(Buf *out, const ReportStyle *st, const char *version);
+void report_sarif_end(Buf *out);
 
 /* A problem with a file that has no syntax tree (unreadable, too large). */
 void report_file_error(Buf *out, const ReportStyle *st, const char *path, const char *msg);

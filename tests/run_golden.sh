@@ -87,6 +87,28 @@ for f in tests/cases/gating/*.py; do
     [ "$ok" = 1 ] && compare "$TMP/out.9" "${f%.py}.err" "$name" && passed=$((passed + 1))
 done
 
+# Rules: tests/cases/rules/TGxxx/X.py -> X.findings (every rule selected,
+# concise). A file named pos_* must report its rule's code, neg_* must not.
+for f in tests/cases/rules/*/*.py; do
+    [ -e "$f" ] || continue
+    name=${f#tests/cases/}
+    code=$(basename "$(dirname "$f")")
+    "$PFC" lint --no-cache --output-format concise --select ALL "$f" > "$TMP/out" 2>&1
+    case "$(basename "$f")" in
+    pos_*) grep -q ": $code " "$TMP/out" || { fail "$name" "expected a $code finding"; cat "$TMP/out"; continue; } ;;
+    neg_*) if grep -q ": $code " "$TMP/out"; then fail "$name" "unexpected $code finding"; cat "$TMP/out"; continue; fi ;;
+    esac
+    compare "$TMP/out" "${f%.py}.findings" "$name" && passed=$((passed + 1))
+done
+
+# IR dumps: tests/cases/ir/X.py -> X.ir
+for f in tests/cases/ir/*.py; do
+    [ -e "$f" ] || continue
+    name=${f#tests/cases/}
+    "$PFC" dump-ir "$f" > "$TMP/out" 2>&1
+    compare "$TMP/out" "${f%.py}.ir" "$name" && passed=$((passed + 1))
+done
+
 for f in tests/cases/cli/*.sh; do
     [ -e "$f" ] || continue
     name=${f#tests/cases/}
