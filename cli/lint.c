@@ -2,6 +2,7 @@
 #include "../emit/report.h"
 #include "../passes/pass.h"
 #include "cli.h"
+#include "config.h"
 #include "files.h"
 #include "pool.h"
 #include <stdio.h>
@@ -16,19 +17,39 @@ typedef struct LintOptions {
     int jobs;
     int target_minor;
     Severity fail_on;
-    bool exit_zero, no_cache;
+    bool exit_zero, no_cache, statistics;
+    bool target_set, fail_on_set;   /* given on the command line: beats the config */
     CodeList select, ignore;
 } LintOptions;
+
+enum { MAX_STAT_CODES = 32 };
+typedef struct CodeCount { const char *code, *name; uint32_t n; } CodeCount;
 
 typedef struct FileResult {
     Buf out;
     uint32_t counts[3];     /* findings by Severity */
+    CodeCount stats[MAX_STAT_CODES];   /* for --statistics */
+    uint32_t nstats;
 } FileResult;
+
+static void count_code(FileResult *r, const Finding *f)
+{
+    for (uint32_t i = 0; i < r->nstats; i++)
+        if (strcmp(r->stats[i].code, f->code) == 0) {
+            r->stats[i].n++;
+            return;
+        }
+    if (r->nstats < MAX_STAT_CODES) {
+        CodeCount c = {f->code, f->name, 1};
+        r->stats[r->nstats++] = c;
+    }
+}
 
 typedef struct LintRun {
     const LintOptions *opt;
     PathList files;
     FileResult *results;
+    const Config **configs;   /* per file */
 } LintRun;
 
 /* The SARIF rule table: the registry's rules, then the syntax and I/O codes. */
@@ -39,15 +60,18 @@ static const RuleMeta *rule_meta(size_t *n)
     if (!count) {
         size_t nr;
         const RuleInfo *r = rules_all(&nr);
-        for (size_t i = 0; i < nr && count < 62; i++) {
+        for (size_t i = 0; i < nr && count < 61; i++) {
             RuleMeta m = {r[i].code, r[i].name, r[i].summary, r[i].explain, r[i].severity};
             meta[count++] = m;
         }
         RuleMeta e999 = {"E999", "syntax-error", "the file is not valid Python for the target "
                          "version", NULL, SEV_ERROR};
         RuleMeta e902 = {"E902", "io-error", "the file could not be read", NULL, SEV_ERROR};
+        RuleMeta tg000 = {"TG000", "unused-noqa", "a noqa comment that suppresses nothing",
+                          NULL, SEV_NOTE};
         meta[count++] = e999;
         meta[count++] = e902;
+        meta[count++] = tg000;
     }
     *n = count;
     return meta;
@@ -85,13 +109,26 @@ static bool code_matches(const CodeList *l, const char *code)
 
 /* Syntax and I/O errors are always reported, as in ruff: a file that cannot be
  * read or parsed was not checked, and silence would claim it was. */
-static bool code_enabled(const LintOptions *o, const char *code)
+/* Syntax and I/O errors are always shown. Otherwise: the command line's
+ * --select replaces the configuration's select (+ extend-select), which
+ * replaces the rules on by default; ignores from both apply, and so do the
+ * configuration's per-file-ignores. */
+static bool code_enabled(const LintOptions *o, const Config *cfg, const char *file,
+                         const char *code)
 {
     if (code[0] == 'E' && code[1] == '9')
         return true;
-    if (o->select.n ? !code_matches(&o->select, code) : !rule_default_on(code))
-        return false;
-    return !code_matches(&o->ignore, code);
+    bool on;
+    if (o->select.n)
+        on = code_matches(&o->select, code);
+    else if (cfg->has_select)
+        on = str_list_has_prefix_of(&cfg->select, code);
+    else
+        on = rule_default_on(code);
+    if (!o->select.n && str_list_has_prefix_of(&cfg->extend_select, code))
+        on = true;
+    return on && !code_matches(&o->ignore, code) &&
+           !str_list_has_prefix_of(&cfg->ignore, code) && !config_file_ignores(cfg, file, code);
 }
 
 static const char *option_value(int argc, char **argv, int *i, const char *name)
@@ -143,10 +180,14 @@ static int parse_lint_args(int argc, char **argv, LintOptions *o, int *npaths)
             if (!(v = option_value(argc, argv, &i, "--target-version")) ||
                 (o->target_minor = parse_target_version(v)) < 0)
                 return usage_error("--target-version expects 3.9 to 3.13");
+            o->target_set = true;
+        } else if (strcmp(a, "--statistics") == 0) {
+            o->statistics = true;
         } else if (is_option(a, "--fail-on")) {
             if (!(v = option_value(argc, argv, &i, "--fail-on")) ||
                 !severity_parse(v, &o->fail_on))
                 return usage_error("--fail-on expects note, warning or error");
+            o->fail_on_set = true;
         } else if (is_option(a, "--select") || is_option(a, "--ignore")) {
             bool sel = is_option(a, "--select");
             if (!(v = option_value(argc, argv, &i, sel ? "--select" : "--ignore")) ||
@@ -181,6 +222,117 @@ static void syntax_findings(Syntax *s, FindingVec *out)
     }
 }
 
+/* ---- suppression comments ----------------------------------------------------------- */
+
+typedef struct Noqa {
+    uint32_t line;
+    uint32_t start, end;      /* the comment */
+    const char *codes;        /* after "noqa:", or NULL for all codes */
+    uint32_t codes_len;
+    bool used;
+} Noqa;
+typedef ARENA_VEC(Noqa) NoqaVec;
+
+static bool ieq(const char *a, const char *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((a[i] | 0x20) != (b[i] | 0x20))
+            return false;
+    return true;
+}
+
+/* "# noqa", "# noqa: TG001, TG002" anywhere in a comment; "# pfc: noqa" for
+ * the whole file (the "noqa" part in any case). */
+static void scan_comment(Syntax *s, uint32_t a, uint32_t b, NoqaVec *out, bool *whole_file)
+{
+    const char *c = s->src;
+    for (uint32_t p = a; p + 4 <= b; p++) {
+        if (!ieq(c + p, "noqa", 4))
+            continue;
+        uint32_t q = p + 4;
+        /* "# pfc: noqa" — the marker right before "noqa" */
+        uint32_t k = p;
+        while (k > a && (c[k - 1] == ' ' || c[k - 1] == '\t'))
+            k--;
+        if (k >= a + 4 && c[k - 1] == ':' && ieq(c + k - 4, "pfc", 3)) {
+            *whole_file = true;
+            return;
+        }
+        Noqa n = {0, a, b, NULL, 0, false};
+        syntax_line_col(s, a, &n.line, &(uint32_t){0});
+        if (q < b && c[q] == ':') {
+            q++;
+            while (q < b && c[q] == ' ')
+                q++;
+            n.codes = c + q;
+            n.codes_len = b - q;
+        }
+        VEC_PUSH(s->arena, *out, n);
+        return;
+    }
+}
+
+static void collect_noqa(Syntax *s, NoqaVec *out, bool *whole_file)
+{
+    uint32_t prev = 0;
+    for (uint32_t i = 0; i < s->toks.n; i++) {
+        uint32_t p = prev, end = s->toks.v[i].start;
+        while (p < end) {
+            TriviaKind k;
+            uint32_t len = trivia_piece(s->src, p, end, &k);
+            if (k == TRIVIA_COMMENT)
+                scan_comment(s, p, p + len, out, whole_file);
+            p += len;
+        }
+        prev = end + s->toks.v[i].len;
+    }
+}
+
+static bool noqa_covers(const Noqa *n, const char *code)
+{
+    if (!n->codes)
+        return true;
+    size_t len = strlen(code);
+    for (uint32_t i = 0; i + len <= n->codes_len; i++)
+        if (memcmp(n->codes + i, code, len) == 0 &&
+            (i == 0 || n->codes[i - 1] == ',' || n->codes[i - 1] == ' '))
+            return true;
+    return false;
+}
+
+/* Drops suppressed findings; with TG000 enabled, reports noqa comments that
+ * suppressed nothing. Syntax errors cannot be suppressed. */
+static void apply_noqa(Syntax *s, const FindingVec *in, FindingVec *out, bool report_unused)
+{
+    NoqaVec noqa = {0};
+    bool whole_file = false;
+    collect_noqa(s, &noqa, &whole_file);
+    for (uint32_t i = 0; i < in->n; i++) {
+        const Finding *f = &in->v[i];
+        bool suppressed = false;
+        if (f->code[0] != 'E') {
+            uint32_t line, col;
+            syntax_line_col(s, f->start, &line, &col);
+            suppressed = whole_file;
+            for (uint32_t k = 0; k < noqa.n; k++)
+                if (noqa.v[k].line == line && noqa_covers(&noqa.v[k], f->code)) {
+                    noqa.v[k].used = true;
+                    suppressed = true;
+                }
+        }
+        if (!suppressed)
+            VEC_PUSH(s->arena, *out, *f);
+    }
+    if (!report_unused || whole_file)
+        return;
+    for (uint32_t k = 0; k < noqa.n; k++)
+        if (!noqa.v[k].used) {
+            Finding f = {"TG000", "unused-noqa", SEV_NOTE, noqa.v[k].start, noqa.v[k].end,
+                         "this noqa comment suppresses nothing", "remove it"};
+            VEC_PUSH(s->arena, *out, f);
+        }
+}
+
 /* By position, then code: stable output whatever order the rules ran in. */
 static void sort_findings(FindingVec *v)
 {
@@ -202,6 +354,7 @@ static void lint_one(size_t i, void *ctx)
     const LintOptions *o = run->opt;
     FileResult *r = &run->results[i];
     const char *path = run->files.v[i];
+    const Config *cfg = run->configs[i];
     char *src;
     uint32_t len;
     const char *err;
@@ -214,7 +367,8 @@ static void lint_one(size_t i, void *ctx)
     arena_init(&arena);
     Syntax s;
     parse_file(&s, src, len, &arena);
-    parse_check_target(&s, o->target_minor);
+    parse_check_target(&s, o->target_set || cfg->target_minor < 0 ? o->target_minor
+                                                                   : cfg->target_minor);
     FindingVec all = {0};
     syntax_findings(&s, &all);
     /* rules need a whole tree: a file with syntax errors reports only those */
@@ -224,12 +378,15 @@ static void lint_one(size_t i, void *ctx)
         passes_run(&s, &ir, &all);
         sort_findings(&all);
     }
-    FindingVec shown = {0};
-    for (uint32_t k = 0; k < all.n; k++) {
-        if (!code_enabled(o, all.v[k].code))
-            continue;
-        VEC_PUSH(&arena, shown, all.v[k]);
-        r->counts[all.v[k].severity]++;
+    FindingVec enabled = {0}, shown = {0};
+    for (uint32_t k = 0; k < all.n; k++)
+        if (code_enabled(o, cfg, path, all.v[k].code))
+            VEC_PUSH(&arena, enabled, all.v[k]);
+    apply_noqa(&s, &enabled, &shown, code_enabled(o, cfg, path, "TG000"));
+    sort_findings(&shown);
+    for (uint32_t k = 0; k < shown.n; k++) {
+        r->counts[shown.v[k].severity]++;
+        count_code(r, &shown.v[k]);
     }
     report_file(&r->out, &o->style, path, &s, shown.v, shown.n);
     arena_free(&arena);
@@ -237,6 +394,66 @@ static void lint_one(size_t i, void *ctx)
 }
 
 /* ---- the run -------------------------------------------------------------------------- */
+
+/* --statistics: findings per code, most frequent first. */
+static void print_statistics(const LintRun *run)
+{
+    CodeCount all[MAX_STAT_CODES * 2];
+    uint32_t n = 0;
+    for (size_t i = 0; i < run->files.n; i++)
+        for (uint32_t k = 0; k < run->results[i].nstats; k++) {
+            const CodeCount *c = &run->results[i].stats[k];
+            uint32_t j = 0;
+            while (j < n && strcmp(all[j].code, c->code) != 0)
+                j++;
+            if (j == n && n < MAX_STAT_CODES * 2)
+                all[n++] = (CodeCount){c->code, c->name, 0};
+            if (j < n)
+                all[j].n += c->n;
+        }
+    for (uint32_t i = 1; i < n; i++)   /* by count, then code */
+        for (uint32_t j = i; j > 0 && (all[j - 1].n < all[j].n ||
+                                       (all[j - 1].n == all[j].n &&
+                                        strcmp(all[j - 1].code, all[j].code) > 0)); j--) {
+            CodeCount t = all[j];
+            all[j] = all[j - 1];
+            all[j - 1] = t;
+        }
+    for (uint32_t i = 0; i < n; i++)
+        printf("%6u  %-6s %s\n", all[i].n, all[i].code, all[i].name);
+}
+
+/* Finds each file's configuration (main thread: the cache is not shared),
+ * drops walked files that an exclude pattern matches, and takes fail-on and
+ * target-version from the configuration where the command line is silent.
+ * Returns -1, or the exit status of a configuration error. */
+static int resolve_configs(LintRun *run, ConfigCache *cache, char **paths, int npaths,
+                           LintOptions *o)
+{
+    run->configs = calloc(run->files.n + 1, sizeof *run->configs);
+    size_t kept = 0;
+    for (size_t i = 0; i < run->files.n; i++) {
+        const char *err = NULL;
+        const Config *cfg = config_for_file(cache, run->files.v[i], &err);
+        if (!cfg) {
+            fprintf(stderr, "pfc: error: %s\n", err);
+            return EXIT_USAGE;
+        }
+        bool explicit_file = false;
+        for (int k = 0; k < npaths; k++)
+            explicit_file |= strcmp(paths[k], run->files.v[i]) == 0;
+        if (!explicit_file && config_excludes(cfg, run->files.v[i])) {
+            free(run->files.v[i]);
+            continue;
+        }
+        if (!o->fail_on_set && cfg->fail_on >= 0)
+            o->fail_on = (Severity)cfg->fail_on;
+        run->files.v[kept] = run->files.v[i];
+        run->configs[kept++] = cfg;
+    }
+    run->files.n = kept;
+    return -1;
+}
 
 static void print_summary(const LintOptions *o, uint32_t total, uint32_t files_with)
 {
@@ -252,8 +469,12 @@ static void print_summary(const LintOptions *o, uint32_t total, uint32_t files_w
 
 int cmd_lint(int argc, char **argv)
 {
-    LintOptions o = {{FMT_FULL, false, NULL, 0}, default_jobs(), PY_MINOR_MAX, SEV_WARNING,
-                     false, false, {{0}, 0}, {{0}, 0}};
+    LintOptions o;
+    memset(&o, 0, sizeof o);
+    o.style.format = FMT_FULL;
+    o.jobs = default_jobs();
+    o.target_minor = PY_MINOR_MAX;
+    o.fail_on = SEV_WARNING;
     o.style.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
     o.style.rules = rule_meta(&o.style.nrules);
     int npaths = 0;
@@ -261,8 +482,15 @@ int cmd_lint(int argc, char **argv)
     if (status >= 0)
         return status;
     char *dot[] = {"."};
-    LintRun run = {&o, {0}, NULL};
+    LintRun run = {&o, {0}, NULL, NULL};
     walk_paths(&run.files, npaths ? argv : dot, npaths ? npaths : 1, 0);
+    ConfigCache *configs = config_cache_new();
+    status = resolve_configs(&run, configs, npaths ? argv : dot, npaths ? npaths : 1, &o);
+    if (status >= 0) {
+        config_cache_free(configs);
+        path_list_free(&run.files);
+        return status;
+    }
     run.results = calloc(run.files.n ? run.files.n : 1, sizeof *run.results);
     parallel_for(run.files.n, o.jobs, lint_one, &run);
 
@@ -299,8 +527,12 @@ int cmd_lint(int argc, char **argv)
         fwrite(tail.v, 1, tail.n, stdout);
         buf_free(&tail);
     }
+    if (o.statistics)
+        print_statistics(&run);
     print_summary(&o, total, files_with);
     free(run.results);
+    free(run.configs);
+    config_cache_free(configs);
     path_list_free(&run.files);
     return failing && !o.exit_zero ? EXIT_FINDINGS : EXIT_CLEAN;
 }

@@ -1,0 +1,311 @@
+#define _DEFAULT_SOURCE
+#include "config.h"
+#include "../base/toml.h"
+#include "cli.h"
+#include "files.h"
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct CacheEntry { char *dir; const Config *cfg; } CacheEntry;
+
+struct ConfigCache {
+    Arena arena;
+    CacheEntry *v;
+    size_t n, cap;
+    Config empty;
+};
+
+ConfigCache *config_cache_new(void)
+{
+    ConfigCache *c = calloc(1, sizeof *c);
+    if (!c)
+        abort();
+    arena_init(&c->arena);
+    c->empty.dir = "";
+    c->empty.target_minor = -1;
+    c->empty.fail_on = -1;
+    return c;
+}
+
+void config_cache_free(ConfigCache *c)
+{
+    for (size_t i = 0; i < c->n; i++)
+        free(c->v[i].dir);
+    free(c->v);
+    arena_free(&c->arena);
+    free(c);
+}
+
+static void remember(ConfigCache *c, const char *dir, const Config *cfg)
+{
+    if (c->n == c->cap) {
+        c->cap = c->cap ? c->cap * 2 : 16;
+        c->v = realloc(c->v, c->cap * sizeof *c->v);
+        if (!c->v)
+            abort();
+    }
+    c->v[c->n].dir = strdup(dir);
+    c->v[c->n].cfg = cfg;
+    c->n++;
+}
+
+static const Config *cached(const ConfigCache *c, const char *dir)
+{
+    for (size_t i = 0; i < c->n; i++)
+        if (strcmp(c->v[i].dir, dir) == 0)
+            return c->v[i].cfg;
+    return NULL;
+}
+
+/* ---- reading one file ---------------------------------------------------------------- */
+
+static void list_push(Arena *a, StrList *l, const char *s)
+{
+    if (l->n == l->cap) {
+        uint32_t cap = l->cap ? l->cap * 2 : 8;
+        const char **v = arena_alloc(a, cap * sizeof *v);
+        if (l->n)
+            memcpy(v, l->v, l->n * sizeof *v);
+        l->v = v;
+        l->cap = cap;
+    }
+    l->v[l->n++] = s;
+}
+
+/* A key under either spelling: "fail-on" or "fail_on". */
+static const TomlValue *get(const TomlValue *t, const char *kebab)
+{
+    const TomlValue *v = toml_table_get(t, kebab);
+    if (v)
+        return v;
+    char snake[64];
+    snprintf(snake, sizeof snake, "%s", kebab);
+    for (char *p = snake; *p; p++)
+        if (*p == '-')
+            *p = '_';
+    return toml_table_get(t, snake);
+}
+
+static const char *config_error(Arena *a, const char *path, const char *key, const char *want)
+{
+    return arena_printf(a, "%s: [tool.pfc] %s: expected %s", path, key, want);
+}
+
+static bool read_list(Arena *a, const TomlValue *t, const char *key, StrList *out,
+                      const char *path, const char **err)
+{
+    const TomlValue *v = get(t, key);
+    if (!v)
+        return true;
+    if (toml_kind(v) != TOML_ARRAY) {
+        *err = config_error(a, path, key, "an array of strings");
+        return false;
+    }
+    for (size_t i = 0; i < toml_len(v); i++) {
+        const char *s = toml_string(toml_at(v, i), NULL);
+        if (!s) {
+            *err = config_error(a, path, key, "an array of strings");
+            return false;
+        }
+        list_push(a, out, s);
+    }
+    return true;
+}
+
+static bool read_table(Arena *a, Config *cfg, const TomlValue *t, const char **err)
+{
+    const char *path = cfg->path;
+    if (!read_list(a, t, "select", &cfg->select, path, err) ||
+        !read_list(a, t, "extend-select", &cfg->extend_select, path, err) ||
+        !read_list(a, t, "ignore", &cfg->ignore, path, err) ||
+        !read_list(a, t, "exclude", &cfg->exclude, path, err) ||
+        !read_list(a, t, "extend-exclude", &cfg->exclude, path, err))
+        return false;
+    cfg->has_select = get(t, "select") != NULL;
+    const TomlValue *v;
+    if ((v = get(t, "target-version"))) {
+        const char *s = toml_string(v, NULL);
+        if (!s || (cfg->target_minor = parse_target_version(s)) < 0) {
+            *err = config_error(a, path, "target-version", "\"3.9\" to \"3.13\" (or \"py39\"...)");
+            return false;
+        }
+    }
+    if ((v = get(t, "fail-on"))) {
+        const char *s = toml_string(v, NULL);
+        static const char *const names[] = {"note", "warning", "error"};
+        cfg->fail_on = -1;
+        for (int i = 0; s && i < 3; i++)
+            if (strcmp(s, names[i]) == 0)
+                cfg->fail_on = i;
+        if (cfg->fail_on < 0) {
+            *err = config_error(a, path, "fail-on", "\"note\", \"warning\" or \"error\"");
+            return false;
+        }
+    }
+    if ((v = get(t, "target-gpu")) && !(cfg->target_gpu = toml_string(v, NULL))) {
+        *err = config_error(a, path, "target_gpu", "a string");
+        return false;
+    }
+    if ((v = get(t, "per-file-ignores"))) {
+        if (toml_kind(v) != TOML_TABLE) {
+            *err = config_error(a, path, "per-file-ignores", "a table of glob = [codes]");
+            return false;
+        }
+        for (size_t i = 0; i < toml_len(v); i++) {
+            const TomlValue *codes;
+            PerFileIgnore p = {toml_key_at(v, i, &codes), {0}};
+            StrList *l = &p.codes;
+            if (toml_kind(codes) != TOML_ARRAY) {
+                *err = config_error(a, path, "per-file-ignores", "arrays of codes");
+                return false;
+            }
+            for (size_t k = 0; k < toml_len(codes); k++)
+                if (toml_string(toml_at(codes, k), NULL))
+                    list_push(a, l, toml_string(toml_at(codes, k), NULL));
+            VEC_PUSH(a, cfg->per_file_ignores, p);
+        }
+    }
+    return true;
+}
+
+/* Parses `path`; *found is false when it holds no pfc settings (a pyproject
+ * without [tool.pfc]). */
+static const Config *load(ConfigCache *c, const char *dir, const char *path, bool own_file,
+                          bool *found, const char **err)
+{
+    char *src;
+    uint32_t len;
+    const char *ioerr;
+    *found = false;
+    if (!read_source(path, &src, &len, &ioerr)) {
+        *err = arena_printf(&c->arena, "%s: cannot read: %s", path, ioerr);
+        return NULL;
+    }
+    TomlError terr;
+    const TomlValue *root = toml_parse(&c->arena, src, len, &terr);
+    free(src);
+    if (!root) {
+        *err = arena_printf(&c->arena, "%s:%u:%u: %s", path, terr.line, terr.col, terr.msg);
+        return NULL;
+    }
+    const TomlValue *t = own_file ? root : toml_path(root, "tool.pfc");
+    if (own_file && toml_table_get(root, "tool"))
+        t = toml_path(root, "tool.pfc") ? toml_path(root, "tool.pfc") : root;
+    if (!t)
+        return NULL;
+    Config *cfg = arena_zalloc(&c->arena, sizeof *cfg);
+    cfg->dir = arena_strndup(&c->arena, dir, strlen(dir));
+    cfg->path = arena_strndup(&c->arena, path, strlen(path));
+    cfg->target_minor = -1;
+    cfg->fail_on = -1;
+    if (!read_table(&c->arena, cfg, t, err))
+        return NULL;
+    *found = true;
+    return cfg;
+}
+
+const Config *config_for_file(ConfigCache *c, const char *file, const char **err)
+{
+    char dir[PATH_MAX];
+    const char *slash = strrchr(file, '/');
+    if (slash)
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - file), file);
+    else
+        snprintf(dir, sizeof dir, ".");
+    char abs[PATH_MAX];
+    if (!realpath(*dir ? dir : "/", abs))
+        return &c->empty;
+    const Config *hit = cached(c, abs);
+    if (hit)
+        return hit;
+    /* walk up to the first directory with pfc.toml or pyproject.toml [tool.pfc] */
+    char cur[PATH_MAX];
+    snprintf(cur, sizeof cur, "%s", abs);
+    for (;;) {
+        const Config *known = cached(c, cur);
+        if (known) {
+            remember(c, abs, known);
+            return known;
+        }
+        static const char *const names[] = {"pfc.toml", "pyproject.toml"};
+        for (int i = 0; i < 2; i++) {
+            char path[PATH_MAX + 32];
+            snprintf(path, sizeof path, "%s/%s", strcmp(cur, "/") ? cur : "", names[i]);
+            if (access(path, F_OK) != 0)
+                continue;
+            bool found;
+            const Config *cfg = load(c, cur, path, i == 0, &found, err);
+            if (*err)
+                return NULL;
+            if (found) {
+                remember(c, abs, cfg);
+                return cfg;
+            }
+        }
+        char *last = strrchr(cur, '/');
+        if (!last || last == cur)
+            break;
+        *last = 0;
+    }
+    remember(c, abs, &c->empty);
+    return &c->empty;
+}
+
+const char *config_relative(const Config *cfg, const char *file, char *buf, size_t size)
+{
+    char abs[PATH_MAX];
+    if (!*cfg->dir || !realpath(file, abs))
+        return file;
+    size_t n = strlen(cfg->dir);
+    if (strncmp(abs, cfg->dir, n) == 0 && abs[n] == '/') {
+        snprintf(buf, size, "%s", abs + n + 1);
+        return buf;
+    }
+    return file;
+}
+
+static bool glob_matches(const char *glob, const char *rel)
+{
+    if (fnmatch(glob, rel, 0) == 0)
+        return true;
+    const char *base = strrchr(rel, '/');
+    return !strchr(glob, '/') && base && fnmatch(glob, base + 1, 0) == 0;
+}
+
+bool str_list_has_prefix_of(const StrList *l, const char *code)
+{
+    for (uint32_t i = 0; i < l->n; i++)
+        if (strcmp(l->v[i], "ALL") == 0 || strncmp(code, l->v[i], strlen(l->v[i])) == 0)
+            return true;
+    return false;
+}
+
+bool config_file_ignores(const Config *cfg, const char *file, const char *code)
+{
+    if (!cfg->per_file_ignores.n)
+        return false;
+    char buf[PATH_MAX];
+    const char *rel = config_relative(cfg, file, buf, sizeof buf);
+    for (uint32_t i = 0; i < cfg->per_file_ignores.n; i++) {
+        const PerFileIgnore *p = &cfg->per_file_ignores.v[i];
+        if (glob_matches(p->glob, rel) && str_list_has_prefix_of(&p->codes, code))
+            return true;
+    }
+    return false;
+}
+
+bool config_excludes(const Config *cfg, const char *path)
+{
+    if (!cfg->exclude.n)
+        return false;
+    char buf[PATH_MAX];
+    const char *rel = config_relative(cfg, path, buf, sizeof buf);
+    for (uint32_t i = 0; i < cfg->exclude.n; i++)
+        if (glob_matches(cfg->exclude.v[i], rel))
+            return true;
+    return false;
+}
