@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 typedef struct CacheEntry { char *dir; const Config *cfg; } CacheEntry;
 
@@ -187,6 +189,7 @@ static const Config *load(ConfigCache *c, const char *dir, const char *path, boo
     }
     TomlError terr;
     const TomlValue *root = toml_parse(&c->arena, src, len, &terr);
+    uint64_t hash = XXH3_64bits(src, len);
     free(src);
     if (!root) {
         *err = arena_printf(&c->arena, "%s:%u:%u: %s", path, terr.line, terr.col, terr.msg);
@@ -202,6 +205,7 @@ static const Config *load(ConfigCache *c, const char *dir, const char *path, boo
     cfg->path = arena_strndup(&c->arena, path, strlen(path));
     cfg->target_minor = -1;
     cfg->fail_on = -1;
+    cfg->hash = hash;
     if (!read_table(&c->arena, cfg, t, err))
         return NULL;
     *found = true;

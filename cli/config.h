@@ -19,6 +19,7 @@ typedef struct Config {
     int target_minor;          /* -1 when unset */
     int fail_on;               /* a Severity, or -1 */
     const char *target_gpu;    /* NULL when unset */
+    uint64_t hash;             /* of the file's bytes: part of the result cache key */
 } Config;
 
 typedef struct ConfigCache ConfigCache;

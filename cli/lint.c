@@ -2,6 +2,7 @@
 #include "../emit/report.h"
 #include "../passes/pass.h"
 #include "cli.h"
+#include "cache.h"
 #include "config.h"
 #include "files.h"
 #include "pool.h"
@@ -9,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 typedef struct CodeList { const char *v[64]; int n; } CodeList;
 
@@ -30,6 +33,7 @@ typedef struct FileResult {
     uint32_t counts[3];     /* findings by Severity */
     CodeCount stats[MAX_STAT_CODES];   /* for --statistics */
     uint32_t nstats;
+    CachedResult *cached;   /* a cache hit: stats point into it */
 } FileResult;
 
 static void count_code(FileResult *r, const Finding *f)
@@ -50,6 +54,7 @@ typedef struct LintRun {
     PathList files;
     FileResult *results;
     const Config **configs;   /* per file */
+    uint64_t settings;        /* everything besides the file and its config that shapes output */
 } LintRun;
 
 /* The SARIF rule table: the registry's rules, then the syntax and I/O codes. */
@@ -348,6 +353,57 @@ static void sort_findings(FindingVec *v)
     }
 }
 
+static const char CACHE_DIR[] = ".pfc_cache";
+
+static bool replay_cached(FileResult *r, const char *key)
+{
+    CachedResult *c = malloc(sizeof *c);
+    if (!c || !cache_load(CACHE_DIR, key, c)) {
+        free(c);
+        return false;
+    }
+    memcpy(r->counts, c->counts, sizeof r->counts);
+    r->nstats = c->nstats < MAX_STAT_CODES ? c->nstats : MAX_STAT_CODES;
+    for (uint32_t i = 0; i < r->nstats; i++)
+        r->stats[i] = (CodeCount){c->stats[i].code, c->stats[i].name, c->stats[i].n};
+    r->out = c->out;
+    c->out = (Buf){0};
+    r->cached = c;
+    return true;
+}
+
+static void store_cached(const FileResult *r, const char *key)
+{
+    CachedResult *c = calloc(1, sizeof *c);
+    if (!c)
+        return;
+    memcpy(c->counts, r->counts, sizeof c->counts);
+    c->nstats = r->nstats;
+    for (uint32_t i = 0; i < r->nstats; i++) {
+        snprintf(c->stats[i].code, sizeof c->stats[i].code, "%s", r->stats[i].code);
+        snprintf(c->stats[i].name, sizeof c->stats[i].name, "%s", r->stats[i].name);
+        c->stats[i].n = r->stats[i].n;
+    }
+    c->out = r->out;   /* borrowed for writing */
+    cache_store(CACHE_DIR, key, c);
+    free(c);
+}
+
+/* The options that shape a file's output, hashed for the cache key. */
+static uint64_t settings_hash(const LintOptions *o)
+{
+    Buf b = {0};
+    buf_printf(&b, "pfc %s|fmt %d|color %d|target %d %d|", PFC_VERSION, o->style.format,
+               o->style.color, o->target_minor, o->target_set);
+    for (int i = 0; i < o->select.n; i++)
+        buf_printf(&b, "s %s|", o->select.v[i]);
+    for (int i = 0; i < o->ignore.n; i++)
+        buf_printf(&b, "i %s|", o->ignore.v[i]);
+    uint64_t h = XXH3_64bits(b.v, b.n);
+    buf_free(&b);
+    return h;
+}
+
 static void lint_one(size_t i, void *ctx)
 {
     LintRun *run = ctx;
@@ -362,6 +418,14 @@ static void lint_one(size_t i, void *ctx)
         report_file_error(&r->out, &o->style, path, err);
         r->counts[SEV_ERROR]++;
         return;
+    }
+    char key[CACHE_KEY_LEN + 1];
+    if (!o->no_cache) {
+        cache_key(key, run->settings ^ cfg->hash, path, src, len);
+        if (replay_cached(r, key)) {
+            free(src);
+            return;
+        }
     }
     Arena arena;
     arena_init(&arena);
@@ -389,6 +453,8 @@ static void lint_one(size_t i, void *ctx)
         count_code(r, &shown.v[k]);
     }
     report_file(&r->out, &o->style, path, &s, shown.v, shown.n);
+    if (!o->no_cache)
+        store_cached(r, key);
     arena_free(&arena);
     free(src);
 }
@@ -482,7 +548,7 @@ int cmd_lint(int argc, char **argv)
     if (status >= 0)
         return status;
     char *dot[] = {"."};
-    LintRun run = {&o, {0}, NULL, NULL};
+    LintRun run = {&o, {0}, NULL, NULL, 0};
     walk_paths(&run.files, npaths ? argv : dot, npaths ? npaths : 1, 0);
     ConfigCache *configs = config_cache_new();
     status = resolve_configs(&run, configs, npaths ? argv : dot, npaths ? npaths : 1, &o);
@@ -492,6 +558,7 @@ int cmd_lint(int argc, char **argv)
         return status;
     }
     run.results = calloc(run.files.n ? run.files.n : 1, sizeof *run.results);
+    run.settings = settings_hash(&o);
     parallel_for(run.files.n, o.jobs, lint_one, &run);
 
     uint32_t total = 0, failing = 0, files_with = 0;
@@ -529,6 +596,8 @@ int cmd_lint(int argc, char **argv)
     }
     if (o.statistics)
         print_statistics(&run);
+    for (size_t i = 0; i < run.files.n; i++)
+        free(run.results[i].cached);
     print_summary(&o, total, files_with);
     free(run.results);
     free(run.configs);
