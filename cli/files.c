@@ -1,5 +1,6 @@
 #define _DEFAULT_SOURCE
 #include "files.h"
+#include "../base/ignore.h"
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -56,13 +57,32 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void walk_dir(PathList *out, const char *dir, int flags, int depth)
+/* Adds dir/.gitignore's patterns, relative to the walk root as `rel`. */
+static void load_gitignore(IgnoreList *ign, const char *dir, const char *rel)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/.gitignore", dir);
+    char *text;
+    uint32_t len;
+    const char *err;
+    if (ign && read_source(path, &text, &len, &err)) {
+        ignore_add_file(ign, rel, text, len);
+        free(text);
+    }
+}
+
+static void walk_dir(PathList *out, const char *dir, const char *rel, IgnoreList *ign,
+                     int flags, int depth)
 {
     if (depth > 64)
         return;
+    size_t mark = ign ? ignore_mark(ign) : 0;
+    load_gitignore(ign, dir, rel);
     DIR *d = opendir(dir);
     if (!d) {
         push_path(out, dir);  /* reading it will report why */
+        if (ign)
+            ignore_reset(ign, mark);
         return;
     }
     PathList names = {0};
@@ -75,7 +95,7 @@ static void walk_dir(PathList *out, const char *dir, int flags, int depth)
     closedir(d);
     if (names.n)
         qsort(names.v, names.n, sizeof *names.v, cmp_str);
-    char path[4096];
+    char path[4096], relpath[4096];
     for (size_t i = 0; i < names.n; i++) {
         /* "." is the default path: report "pkg/x.py", not "./pkg/x.py" */
         int w = strcmp(dir, ".") == 0
@@ -87,14 +107,20 @@ static void walk_dir(PathList *out, const char *dir, int flags, int depth)
         struct stat st;
         if (lstat(path, &st) != 0)
             continue;
-        if (S_ISDIR(st.st_mode)) {
+        snprintf(relpath, sizeof relpath, "%s%s%s", rel, *rel ? "/" : "", names.v[i]);
+        bool is_dir = S_ISDIR(st.st_mode);
+        if (ign && ignore_match(ign, relpath, is_dir))
+            continue;
+        if (is_dir) {
             if ((flags & WALK_ALL) || !excluded_dir(dir, names.v[i]))
-                walk_dir(out, path, flags, depth + 1);
+                walk_dir(out, path, relpath, ign, flags, depth + 1);
         } else if ((S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) && is_python_file(names.v[i], flags)) {
             push_path(out, path);
         }
     }
     path_list_free(&names);
+    if (ign)
+        ignore_reset(ign, mark);
 }
 
 void walk_paths(PathList *out, char **paths, int npaths, int flags)
@@ -105,9 +131,13 @@ void walk_paths(PathList *out, char **paths, int npaths, int flags)
         size_t n = strlen(p);
         while (n > 1 && p[n - 1] == '/')
             p[--n] = 0;
-        if (stat(p, &st) == 0 && S_ISDIR(st.st_mode))
-            walk_dir(out, p, flags, 0);
-        else
+        if (stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+            /* .gitignore files are honoured below each directory walked,
+             * except by the corpus tools, which see everything */
+            IgnoreList *ign = (flags & WALK_ALL) ? NULL : ignore_new();
+            walk_dir(out, p, "", ign, flags, 0);
+            ignore_free(ign);
+        } else
             push_path(out, p);
     }
 }

@@ -14,3 +14,7 @@ cd "$t/proj"
 cmp ../j1 ../j4 && echo "-j 1 and -j 4 agree"
 echo "explicitly named file in a skipped folder:"
 "$PFC" lint --output-format concise .venv/bad.py; echo "status $?"
+echo ".gitignore is honoured:"
+printf 'generated/\n*_pb2.py\n!keep_pb2.py\n' > .gitignore
+mkdir -p generated && printf 'x = (\n' > generated/g.py && printf 'x = (\n' > pkg/a_pb2.py && printf 'x = (\n' > pkg/keep_pb2.py
+"$PFC" lint --output-format concise; echo "status $?"
