@@ -251,6 +251,9 @@ static void facts_of_qualified_call(Facts *F, const IrFunction *f, IrValue *v, c
                 v->origin = val(f, v->args[i])->origin;
         }
         set(v, in, roles);
+    } else if (str_prefix(S, q, "torch.distributed.") || str_prefix(S, q, "torch.utils.") ||
+               str_prefix(S, q, "torch.jit.") || str_prefix(S, q, "torch.fx.")) {
+        set(v, ATT_MAYBE, 0);   /* not tensor math: what comes back is unknown */
     } else if (str_prefix(S, q, "torch.")) {
         set(v, in == ATT_BOTTOM ? ATT_DETACHED : in, 0);   /* tensor functions propagate */
     } else {
@@ -275,7 +278,7 @@ static void facts_of_method_call(Facts *F, const IrFunction *f, IrValue *v, cons
             return;
         }
         if (str_is(S, m, "parameters") || str_is(S, m, "named_parameters")) {
-            set(v, ATT_ATTACHED, 0);
+            set(v, ATT_ATTACHED, ROLE_PARAM);
             return;
         }
     }
@@ -478,8 +481,9 @@ static void transfer(Facts *F, int fi, IrFunction *f, IrValue *v)
         } else if (base->cls && base->op == IR_PARAM && base->index == 0) {
             facts_of_class_attr(F, v, base->cls);
         } else {
+            /* model.x may be a submodule, a method or a config: not a model */
             set(v, base->attach == ATT_BOTTOM ? ATT_MAYBE : (Attach)base->attach,
-                base->roles & (ROLE_MODEL | ROLE_LOSS | ROLE_BATCH));
+                base->roles & (ROLE_LOSS | ROLE_BATCH));
         }
         break;
     }
@@ -493,7 +497,7 @@ static void transfer(Facts *F, int fi, IrFunction *f, IrValue *v)
         if (it->roles & ROLE_LOADER)
             set(v, ATT_DETACHED, ROLE_BATCH);
         else
-            set(v, (Attach)it->attach, 0);
+            set(v, (Attach)it->attach, it->roles & ROLE_PARAM);
         break;
     }
     case IR_CALL: facts_of_call(F, f, v); break;

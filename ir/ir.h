@@ -73,6 +73,7 @@ enum {
     ROLE_SCHEDULER = 1 << 11,
     ROLE_PYNUM = 1 << 12,     /* a Python number: float(), .item() */
     ROLE_CUDA = 1 << 13,      /* a CUDA device or a tensor moved to one */
+    ROLE_PARAM = 1 << 14,     /* a model's parameters (leaves: keeping them costs nothing) */
 };
 
 enum {

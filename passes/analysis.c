@@ -241,10 +241,10 @@ static void compute_callers(Analysis *an)
     }
 }
 
-bool an_reaches_backward(const Analysis *an, const IrFunction *f, ValueId from)
+/* Marks every value derived from `from` through operands (torch.stack(losses),
+ * total / n): values mostly use earlier ones, so a few sweeps settle it. */
+static uint8_t *derived_from(const Analysis *an, const IrFunction *f, ValueId from)
 {
-    /* forward closure over operands (torch.stack(losses).mean(), total / n):
-     * values mostly use earlier ones, so a few sweeps settle it */
     uint8_t *reach = arena_zalloc(an->S->arena, f->values.n);
     reach[from] = 1;
     for (int sweep = 0, changed = 1; changed && sweep < 8; sweep++) {
@@ -256,6 +256,26 @@ bool an_reaches_backward(const Analysis *an, const IrFunction *f, ValueId from)
                     reach[i] = 1, changed = 1;
         }
     }
+    return reach;
+}
+
+bool an_reaches_return(const Analysis *an, const IrFunction *f, ValueId from)
+{
+    uint8_t *reach = derived_from(an, f, from);
+    for (uint32_t i = 0; i < f->returns.n; i++)
+        if (reach[f->returns.v[i]])
+            return true;
+    return false;
+}
+
+bool an_is_module_method(const Analysis *an, const IrFunction *f)
+{
+    return f->class_index >= 0 && an->ir->classes.v[f->class_index].is_module;
+}
+
+bool an_reaches_backward(const Analysis *an, const IrFunction *f, ValueId from)
+{
+    uint8_t *reach = derived_from(an, f, from);
     for (uint32_t i = 1; i < f->values.n; i++) {
         ValueId r;
         if (an_method_call(f, &f->values.v[i], an->n_backward, &r) && reach[r])

@@ -46,6 +46,11 @@ uint32_t an_loop_effects(const Analysis *an, const IrFunction *f, BlockId h);
 bool an_qual_is(const Analysis *an, uint32_t id, const char *s);
 /* Does any value derived from `from` (through operations) reach a backward()? */
 bool an_reaches_backward(const Analysis *an, const IrFunction *f, ValueId from);
+/* Does a value derived from `from` reach one of the function's returns? */
+bool an_reaches_return(const Analysis *an, const IrFunction *f, ValueId from);
+/* Is f a method of an nn.Module class (forward and its helpers compute with
+ * graphs on purpose)? */
+bool an_is_module_method(const Analysis *an, const IrFunction *f);
 /* The k-th positional argument node of a CALL node, or the call node itself. */
 uint32_t an_call_arg_node(const Syntax *S, uint32_t call, uint32_t k);
 /* A CONST node's token kind / text helpers. */

@@ -34,6 +34,13 @@ static const char *node_text(RuleCtx *c, uint32_t node, uint32_t max)
     return arena_strndup(c->A, c->S->src + a, b - a);
 }
 
+/* The kept graph is used on purpose: backpropagated later, or returned (a
+ * forward collecting per-step outputs for torch.cat). */
+static bool consumed(const Analysis *an, const IrFunction *f, ValueId v)
+{
+    return an_reaches_backward(an, f, v) || an_reaches_return(an, f, v);
+}
+
 static bool is_scalar(const IrValue *v) { return (v->roles & (ROLE_SCALAR | ROLE_LOSS)) != 0; }
 
 /* kept: the value; at: the CST node where it is stored (the span reported) */
@@ -102,10 +109,10 @@ static void check_container_store(RuleCtx *c, const IrFunction *f, ValueId i)
         return;
     }
     const IrValue *k = &f->values.v[kept];
-    if (k->attach != ATT_ATTACHED)
-        return;
+    if (k->attach != ATT_ATTACHED || (k->roles & ROLE_PARAM))
+        return;   /* keeping parameters themselves costs nothing */
     BlockId h = loop_survived(f, v->block, recv);
-    if (!h || cleared_in_loop(an, f, recv, h) || an_reaches_backward(an, f, recv))
+    if (!h || cleared_in_loop(an, f, recv, h) || consumed(an, f, recv))
         return;
     bool backward = an_loop_effects(an, f, h) & EFF_BACKWARD;
     report(c, f, k, at,
@@ -140,7 +147,7 @@ static void check_accumulator(RuleCtx *c, const IrFunction *f, ValueId i)
             continue;   /* not a variable carried around a loop */
         if (!an_in_loop(f, v->block, p->block) || !flows_into(f, acc, i, 0))
             continue;
-        if (added->attach != ATT_ATTACHED || an_reaches_backward(c->an, f, i))
+        if (added->attach != ATT_ATTACHED || consumed(c->an, f, i))
             return;
         uint32_t len;
         const char *name = intern_str(&c->S->names, p->name, &len);
@@ -158,6 +165,8 @@ void rule_tg001(RuleCtx *c)
 {
     for (uint32_t fi = 0; fi < c->ir->funcs.n; fi++) {
         const IrFunction *f = &c->ir->funcs.v[fi];
+        if (an_is_module_method(c->an, f))
+            continue;   /* a forward keeps graphs on purpose */
         for (uint32_t i = 1; i < f->values.n; i++) {
             if (!f->blocks.v[f->values.v[i].block].loop_header)
                 continue;

@@ -60,6 +60,18 @@ static void report(RuleCtx *c, const IrFunction *f, const IrValue *call, const c
                 "`@torch.no_grad()`)");
 }
 
+/* An evaluation loop goes over data: some loop around h draws from a loader. */
+static bool iterates_loader(const IrFunction *f, BlockId h)
+{
+    for (; h; h = f->blocks.v[h].loop_parent)
+        for (uint32_t i = 0; i < f->blocks.v[h].values.n; i++) {
+            const IrValue *v = &f->values.v[f->blocks.v[h].values.v[i]];
+            if (v->op == IR_ITER_NEXT && v->nargs && (f->values.v[v->args[0]].roles & ROLE_LOADER))
+                return true;
+        }
+    return false;
+}
+
 static bool model_call(const Analysis *an, const IrFunction *f, ValueId i)
 {
     const IrValue *v = &f->values.v[i];
@@ -75,8 +87,8 @@ void rule_tg003(RuleCtx *c)
         const IrFunction *f = &c->ir->funcs.v[fi];
         uint32_t fe = an->effects[fi];
         if (f->entry_grad == GRAD_DISABLED || (fe & (EFF_BACKWARD | EFF_AUTOGRAD)) ||
-            callers_hold_no_grad(c, (int)fi))
-            continue;
+            callers_hold_no_grad(c, (int)fi) || an_is_module_method(an, f))
+            continue;   /* a model's own methods call its submodules */
         bool named = f->kind == SCOPE_FUNCTION && evaluation_name(c->S, f->name);
         bool eval_mode = false;
         for (uint32_t i = 1; i < f->values.n; i++) {
@@ -89,7 +101,8 @@ void rule_tg003(RuleCtx *c)
             if (!model_call(an, f, i))
                 continue;
             BlockId h = f->blocks.v[v->block].loop_header;
-            bool eval_loop = h && !(an_loop_effects(an, f, h) & (EFF_BACKWARD | EFF_AUTOGRAD));
+            bool eval_loop = h && iterates_loader(f, h) &&
+                             !(an_loop_effects(an, f, h) & (EFF_BACKWARD | EFF_AUTOGRAD));
             if (named || eval_mode || eval_loop) {
                 report(c, f, v,
                        named ? "in an evaluation function"
