@@ -2,10 +2,12 @@
  *   pfc debug-corpus [--target-version 3.X] [-j N] [--mutate K] PATH...
  *     per file: round trip + tree invariants + syntax errors, one line each;
  *     with --mutate, also K truncated / byte-replaced copies of each file
- *   pfc debug-bench [--repeat N] PATH...
- *     parse speed over files preloaded in memory, and peak RSS */
+ *   pfc debug-bench [--lint] [-j N] [--repeat N] PATH...
+ *     parse (or parse + IR + rules) speed over files preloaded in memory,
+ *     and peak RSS */
 #define _POSIX_C_SOURCE 200809L
 #include "../emit/emit.h"
+#include "../passes/pass.h"
 #include "cli.h"
 #include "files.h"
 #include "pool.h"
@@ -181,6 +183,31 @@ int cmd_debug_corpus(int argc, char **argv)
     return failed ? EXIT_FINDINGS : EXIT_CLEAN;
 }
 
+typedef struct BenchRun {
+    char **src;
+    uint32_t *len;
+    bool lint;
+    uint64_t *findings;
+} BenchRun;
+
+/* Parse (and with --lint: IR + every rule) one preloaded file. */
+static void bench_one(size_t i, void *ctx)
+{
+    BenchRun *b = ctx;
+    Arena arena;
+    arena_init(&arena);
+    Syntax s;
+    parse_file(&s, b->src[i], b->len[i], &arena);
+    if (b->lint && !s.diags.n) {
+        Ir ir;
+        ir_build(&ir, &s);
+        FindingVec out = {0};
+        passes_run(&s, &ir, &out);
+        b->findings[i] = out.n;
+    }
+    arena_free(&arena);
+}
+
 static double now_seconds(void)
 {
     struct timespec ts;
@@ -191,6 +218,14 @@ static double now_seconds(void)
 int cmd_debug_bench(int argc, char **argv)
 {
     int jobs = 1, target = PY_MINOR_MAX, repeat = 3, npaths;
+    bool lint = false;
+    for (int i = 0; i < argc; i++)
+        if (strcmp(argv[i], "--lint") == 0) {
+            lint = true;
+            memmove(argv + i, argv + i + 1, (size_t)(argc - i - 1) * sizeof *argv);
+            argc--;
+            break;
+        }
     int st = parse_jobs_target(argc, argv, &jobs, &target, &repeat, &npaths);
     if (st >= 0)
         return st;
@@ -207,28 +242,34 @@ int cmd_debug_bench(int argc, char **argv)
     }
     double best = 1e30;
     uint64_t tokens = 0, nodes = 0;
+    for (size_t i = 0; i < nread; i++) {   /* sizes, once, outside the timing */
+        Arena arena;
+        arena_init(&arena);
+        Syntax s;
+        parse_file(&s, src[i], len[i], &arena);
+        tokens += s.toks.n;
+        nodes += s.nnodes;
+        arena_free(&arena);
+    }
+    BenchRun b = {src, len, lint, calloc(nread + 1, sizeof(uint64_t))};
     for (int r = 0; r < (repeat > 0 ? repeat : 1); r++) {
         double t0 = now_seconds();
-        tokens = nodes = 0;
-        for (size_t i = 0; i < nread; i++) {
-            Arena arena;
-            arena_init(&arena);
-            Syntax s;
-            parse_file(&s, src[i], len[i], &arena);
-            tokens += s.toks.n;
-            nodes += s.nnodes;
-            arena_free(&arena);
-        }
+        parallel_for(nread, jobs, bench_one, &b);
         double dt = now_seconds() - t0;
         if (dt < best)
             best = dt;
     }
+    uint64_t findings = 0;
+    for (size_t i = 0; i < nread; i++)
+        findings += b.findings[i];
+    free(b.findings);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    printf("files=%zu bytes=%llu tokens=%llu nodes=%llu seconds=%.4f mb_per_s=%.1f "
-           "peak_rss_kb=%ld\n",
-           nread, (unsigned long long)bytes, (unsigned long long)tokens,
-           (unsigned long long)nodes, best, (double)bytes / 1e6 / best, ru.ru_maxrss);
+    printf("mode=%s jobs=%d files=%zu bytes=%llu tokens=%llu nodes=%llu findings=%llu "
+           "seconds=%.4f mb_per_s=%.1f peak_rss_kb=%ld\n",
+           lint ? "lint" : "parse", jobs, nread, (unsigned long long)bytes,
+           (unsigned long long)tokens, (unsigned long long)nodes, (unsigned long long)findings,
+           best, (double)bytes / 1e6 / best, ru.ru_maxrss);
     for (size_t i = 0; i < nread; i++)
         free(src[i]);
     free(src);

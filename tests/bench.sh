@@ -4,6 +4,7 @@
 # packages (.py files). Both sides read every file first and time parsing only.
 set -eu
 PFC=${PFC:-./pfc}
+PFC=$(cd "$(dirname "$PFC")" && pwd)/$(basename "$PFC")
 HERE=$(cd "$(dirname "$0")" && pwd)
 PYENV_ROOT=${PYENV_ROOT:-$(pyenv root 2>/dev/null || echo "$HOME/.pyenv")}
 PY=$(ls -d "$PYENV_ROOT"/versions/3.11.* 2>/dev/null | sort -V | tail -n 1)/bin/python3
@@ -14,9 +15,23 @@ echo "corpus: $CORPUS ($("$PY" --version))"
 field() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p"; }
 
 pfc_line=$("$PFC" debug-bench --repeat 3 "$CORPUS")
+lint1_line=$("$PFC" debug-bench --lint --repeat 2 "$CORPUS")
+lint2_line=$("$PFC" debug-bench --lint -j 2 --repeat 2 "$CORPUS")
 py_line=$("$PY" "$HERE/tools/bench_ast.py" "$CORPUS")
-echo "pfc parse (1 thread, best of 3): $pfc_line"
-echo "ast.parse (1 process):           $py_line"
-pfc_s=$(echo "$pfc_line" | field seconds)
+echo "pfc parse (1 thread, best of 3):        $pfc_line"
+echo "pfc lint (parse+IR+rules, 1 thread):    $lint1_line"
+echo "pfc lint (parse+IR+rules, 2 threads):   $lint2_line"
+echo "ast.parse (1 process):                  $py_line"
 py_s=$(echo "$py_line" | field seconds)
-awk -v a="$py_s" -v b="$pfc_s" 'BEGIN { printf "speed-up: pfc is %.1fx faster than ast.parse\n", a / b }'
+ratio() { awk -v a="$py_s" -v b="$(echo "$2" | field seconds)" -v what="$1" \
+    'BEGIN { printf "%-34s %.1fx faster than ast.parse\n", what ":", a / b }'; }
+ratio "parse, 1 thread" "$pfc_line"
+ratio "lint, 1 thread" "$lint1_line"
+ratio "lint, 2 threads" "$lint2_line"
+
+# The result cache, through the CLI: a cold run writes it, a warm one replays.
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cold=$( { cd "$work" && /usr/bin/time -f %e "$PFC" lint -j 2 --output-format concise "$CORPUS" >/dev/null; } 2>&1 | tail -1)
+warm=$( { cd "$work" && /usr/bin/time -f %e "$PFC" lint -j 2 --output-format concise "$CORPUS" >/dev/null; } 2>&1 | tail -1)
+awk -v c="$cold" -v w="$warm" 'BEGIN { printf "lint CLI -j 2: cold cache %.2f s, warm cache %.2f s (%.0f%% of cold)\n", c, w, 100 * w / c }'
