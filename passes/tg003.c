@@ -26,6 +26,13 @@ static bool evaluation_name(const Syntax *S, uint32_t name)
            starts_with(s, len, "infer");
 }
 
+static bool is_unit_test_name(const Syntax *S, uint32_t name)
+{
+    uint32_t len;
+    const char *s = intern_str(&S->names, name, &len);
+    return starts_with(s, len, "test_");
+}
+
 extern int ir_callee_function(const Ir *ir, const IrFunction *f, ValueId callee);
 
 /* Is every in-file call of function fi made with grad disabled? */
@@ -89,7 +96,9 @@ void rule_tg003(RuleCtx *c)
         if (f->entry_grad == GRAD_DISABLED || (fe & (EFF_BACKWARD | EFF_AUTOGRAD)) ||
             callers_hold_no_grad(c, (int)fi) || an_is_module_method(an, f))
             continue;   /* a model's own methods call its submodules */
-        bool named = f->kind == SCOPE_FUNCTION && evaluation_name(c->S, f->name);
+        /* test_* methods of a class are unit tests (unittest), not evaluation */
+        bool named = f->kind == SCOPE_FUNCTION && evaluation_name(c->S, f->name) &&
+                     !(f->class_index >= 0 && is_unit_test_name(c->S, f->name));
         bool eval_mode = false;
         for (uint32_t i = 1; i < f->values.n; i++) {
             const IrValue *v = &f->values.v[i];
