@@ -1,6 +1,10 @@
 /* TG002 missing-zero-grad: a loop runs backward() and optimizer.step() but
- * nothing in an iteration resets the gradients, so they add up across steps. */
+ * nothing in an iteration resets the stepped optimizer's gradients, so they
+ * add up across steps; or zero_grad() runs on every micro-step while step()
+ * waits for an accumulation condition, which silently disables accumulation. */
 #include "analysis.h"
+
+extern int ir_callee_function(const Ir *ir, const IrFunction *f, ValueId callee);
 
 /* The innermost loop around block b whose iterations run a backward(). */
 static BlockId training_loop(const Analysis *an, const IrFunction *f, BlockId b)
@@ -8,6 +12,76 @@ static BlockId training_loop(const Analysis *an, const IrFunction *f, BlockId b)
     for (BlockId h = f->blocks.v[b].loop_header; h; h = f->blocks.v[h].loop_parent)
         if (an_loop_effects(an, f, h) & EFF_BACKWARD)
             return h;
+    return 0;
+}
+
+/* A name for "which optimizer": the variable, parameter or attribute it is
+ * read from, so that `opt_g` and `opt_d` differ even through phis. */
+static uint32_t identity_name(const IrFunction *f, ValueId v)
+{
+    for (int guard = 0; guard < 16; guard++) {
+        const IrValue *x = &f->values.v[v];
+        if (x->name && (x->op == IR_GLOBAL || x->op == IR_PARAM || x->op == IR_ATTR ||
+                        x->op == IR_PHI || x->op == IR_CALL))
+            return x->name;
+        if (x->op == IR_PHI && x->nargs)
+            v = x->args[0];
+        else
+            return 0;
+    }
+    return 0;
+}
+
+typedef struct ZeroFacts {
+    bool any;          /* something resets gradients in the loop */
+    bool matches;      /* ... and it covers the stepped optimizer */
+    ValueId call;      /* a zero_grad() call directly in the loop */
+} ZeroFacts;
+
+static ZeroFacts zeroing_in_loop(const Analysis *an, const IrFunction *f, BlockId h,
+                                 ValueId opt)
+{
+    ZeroFacts z = {false, false, 0};
+    uint32_t want = identity_name(f, opt);
+    for (uint32_t i = 1; i < f->values.n; i++) {
+        const IrValue *v = &f->values.v[i];
+        if (!an_in_loop(f, v->block, h) || !(an_value_effects(an, f, i) & EFF_ZERO_GRAD))
+            continue;
+        z.any = true;
+        ValueId recv;
+        if (!an_method_call(f, v, an->n_zero_grad, &recv)) {
+            z.matches = true;   /* p.grad = None, or a helper: cannot tell whose */
+            continue;
+        }
+        const IrValue *r = &f->values.v[recv];
+        if (recv == opt || !(r->roles & ROLE_OPTIMIZER) || (want && identity_name(f, recv) == want))
+            z.matches = true;   /* model.zero_grad() zeroes whatever it holds */
+        if (!z.call)
+            z.call = i;
+    }
+    return z;
+}
+
+/* The accumulation guard around a step: the nearest `if` whose test uses %.
+ * Found through the IR: the step's block has a single predecessor that
+ * evaluates a comparison containing a modulo. */
+static uint32_t accumulation_guard(const Analysis *an, const IrFunction *f, const IrValue *step)
+{
+    const IrBlock *b = &f->blocks.v[step->block];
+    for (int guard = 0; guard < 8 && b->preds.n == 1; guard++) {
+        const IrBlock *p = &f->blocks.v[b->preds.v[0]];
+        for (uint32_t k = p->values.n; k-- > 0;) {
+            const IrValue *t = &f->values.v[p->values.v[k]];
+            if (t->op != IR_COMPARE || !t->node)
+                continue;
+            const Node *n = &an->S->nodes[t->node];
+            for (uint32_t i = node_start(an->S, n); i < node_end(an->S, n); i++)
+                if (an->S->src[i] == '%')
+                    return t->node;
+            break;
+        }
+        b = p;
+    }
     return 0;
 }
 
@@ -23,14 +97,32 @@ void rule_tg002(RuleCtx *c)
                 !(f->values.v[recv].roles & ROLE_OPTIMIZER) || v->nargs > 1)
                 continue;   /* step(closure): an L-BFGS closure zeroes itself */
             BlockId h = training_loop(an, f, v->block);
-            if (!h || (an_loop_effects(an, f, h) & EFF_ZERO_GRAD))
+            if (!h)
                 continue;
-            rule_report(c, v->node, SEV_ERROR,
-                        "this loop calls backward() and optimizer.step() but never resets the "
-                        "gradients: they add up across steps, so every update uses the sum of "
-                        "all previous gradients and training diverges",
-                        "call `optimizer.zero_grad()` right after `optimizer.step()` (with "
-                        "gradient accumulation: after the guarded step)");
+            ZeroFacts z = zeroing_in_loop(an, f, h, recv);
+            if (!z.any || !z.matches) {
+                rule_report(c, v->node, SEV_ERROR,
+                            z.any ? "this loop resets the gradients of another optimizer but "
+                                    "never this one's: its gradients add up across steps and "
+                                    "training diverges"
+                                  : "this loop calls backward() and optimizer.step() but never "
+                                    "resets the gradients: they add up across steps, so every "
+                                    "update uses the sum of all previous gradients and "
+                                    "training diverges",
+                            "call `zero_grad()` on this optimizer right after its `step()` (with "
+                            "gradient accumulation: after the guarded step)");
+                continue;
+            }
+            /* zero_grad() on every micro-step, step() held back by `% accum`:
+             * the gradients are wiped before they can accumulate */
+            if (z.call && accumulation_guard(an, f, v) &&
+                !accumulation_guard(an, f, &f->values.v[z.call]))
+                rule_report(c, v->node, SEV_ERROR,
+                            "zero_grad() runs on every micro-step while step() waits for the "
+                            "accumulation condition: the accumulated gradients are wiped "
+                            "before each step, so accumulation is silently disabled",
+                            "move `optimizer.zero_grad()` under the same condition, right after "
+                            "`optimizer.step()`");
         }
     }
 }
