@@ -854,6 +854,14 @@ static TomlValue *parse_inline_table(Parser *ps, uint32_t depth)
     return t;
 }
 
+/* "DDDD-" starts a date, "DD:" a time; anything else with digits is a number. */
+static bool starts_datetime(const Parser *ps)
+{
+    if (!is_digit(peek(ps, 0)) || !is_digit(peek(ps, 1)))
+        return false;
+    return peek(ps, 2) == ':' || (is_digit(peek(ps, 2)) && is_digit(peek(ps, 3)) && peek(ps, 4) == '-');
+}
+
 /* depth: what a container value would have. */
 static TomlValue *parse_value(Parser *ps, uint32_t depth)
 {
@@ -866,8 +874,7 @@ static TomlValue *parse_value(Parser *ps, uint32_t depth)
         return parse_inline_table(ps, depth);
     if (c == 't' || c == 'f')
         return parse_bool(ps);
-    if (is_digit(c) && is_digit(peek(ps, 1))
-        && ((is_digit(peek(ps, 2)) && is_digit(peek(ps, 3)) && peek(ps, 4) == '-') || peek(ps, 2) == ':'))
+    if (starts_datetime(ps))
         return parse_datetime(ps);
     if (is_digit(c) || c == '+' || c == '-' || c == 'i' || c == 'n')
         return parse_number(ps);
