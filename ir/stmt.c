@@ -301,6 +301,18 @@ static void lower_if_chain(Lowerer *L, uint32_t id, uint32_t first_clause)
     L->fs->cur = join;
 }
 
+/* The `else` clause of a loop or try (if any), then on to `join`, which has
+ * all its predecessors now. */
+static void lower_else_and_join(Lowerer *L, uint32_t stmt, BlockId join)
+{
+    uint32_t orelse = kid_of_kind(L->S, stmt, N_ELSE);
+    if (orelse != UINT32_MAX)
+        lower_block(L, node_kid_id(L->S, syn_node(L->S, orelse), 0));
+    jump(L, join);
+    ir_seal(L, join);
+    L->fs->cur = join;
+}
+
 static void push_loop(Lowerer *L, BlockId header, BlockId exit, uint32_t node)
 {
     FnState *fs = L->fs;
@@ -348,16 +360,8 @@ static void lower_loop(Lowerer *L, uint32_t id, bool is_for)
     jump(L, header);
     pop_loop(L);
     ir_seal(L, header);
-    BlockId normal_exit = ir_new_block(L);
-    ir_add_edge(L, header, normal_exit);
-    ir_seal(L, normal_exit);
-    L->fs->cur = normal_exit;
-    uint32_t orelse = kid_of_kind(L->S, id, N_ELSE);
-    if (orelse != UINT32_MAX)
-        lower_block(L, node_kid_id(L->S, syn_node(L->S, orelse), 0));
-    jump(L, after);
-    ir_seal(L, after);
-    L->fs->cur = after;
+    begin_sealed_block(L, header);   /* the loop ends normally: its else clause runs */
+    lower_else_and_join(L, id, after);
 }
 
 static void lower_break_continue(Lowerer *L, bool is_break)
@@ -398,12 +402,7 @@ static void lower_try(Lowerer *L, uint32_t id)
         jump(L, join);
     }
     L->fs->cur = body_end;
-    uint32_t orelse = kid_of_kind(L->S, id, N_ELSE);
-    if (orelse != UINT32_MAX)
-        lower_block(L, node_kid_id(L->S, syn_node(L->S, orelse), 0));
-    jump(L, join);
-    ir_seal(L, join);
-    L->fs->cur = join;
+    lower_else_and_join(L, id, join);
     uint32_t fin = kid_of_kind(L->S, id, N_FINALLY);
     if (fin != UINT32_MAX)
         lower_block(L, node_kid_id(L->S, syn_node(L->S, fin), 0));

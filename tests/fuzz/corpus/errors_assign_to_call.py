@@ -1,2 +1,0 @@
-# expect: 2:1: cannot assign to function call here. Maybe you meant '==' instead of '='?
-f() = 1

@@ -1,2 +1,0 @@
-# expect: 2:1: cannot assign to None
-None = 0

@@ -1,2 +1,0 @@
-# expect: 2:7: named arguments must follow bare *
-def f(*): pass

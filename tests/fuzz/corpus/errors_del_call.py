@@ -1,2 +1,0 @@
-# expect: 2:5: cannot delete function call
-del f()

@@ -1,2 +1,0 @@
-# expect: 2:9: invalid syntax
-total = $amount

@@ -1,4 +1,0 @@
-# expect: 3:1: invalid syntax
-x = 1
-else:
-    pass

@@ -1,2 +1,0 @@
-# expect: 2:9: invalid hexadecimal literal
-mask = 0x

@@ -1,2 +1,0 @@
-# expect: 2:13: invalid digit '2' in binary literal
-flags = 0b102

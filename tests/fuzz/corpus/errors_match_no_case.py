@@ -1,3 +1,0 @@
-# expect: 3:5: invalid syntax
-match command:
-    print(command)

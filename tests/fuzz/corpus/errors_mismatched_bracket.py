@@ -1,2 +1,0 @@
-# expect: 2:13: closing parenthesis ']' does not match opening parenthesis '('
-pair = (1, 2]

@@ -1,2 +1,0 @@
-# expect: 2:9: positional argument follows keyword argument
-f(a=1, b)

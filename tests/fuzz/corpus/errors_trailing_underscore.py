@@ -1,2 +1,0 @@
-# expect: 2:6: invalid decimal literal
-n = 1_

@@ -1,2 +1,0 @@
-# expect: 2:17: '(' was never closed
-result = compute(1, 2

@@ -1,3 +1,0 @@
-# expect: 3:4: unexpected indent
-x = 1
-    y = 2

@@ -1,3 +1,0 @@
-# expect: 3:10: unmatched ')'
-x = 1
-y = x + 2)

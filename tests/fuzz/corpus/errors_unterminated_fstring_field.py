@@ -1,3 +1,0 @@
-# expect: 3:22: f-string: expecting '}'
-value = 1
-msg = f"total: {value"

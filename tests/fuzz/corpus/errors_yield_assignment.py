@@ -1,3 +1,0 @@
-# expect: 3:9: assignment to yield expression not possible
-def gen():
-    x = yield = 1

@@ -1,3 +1,0 @@
-# min-version: 3.12
-words = ["a", "b"]
-print(f"{'\n'.join(words)}")

@@ -1,3 +1,0 @@
-# min-version: 3.12
-user = {"name": "Ada"}
-print(f"hello {user["name"]}")

@@ -1,2 +1,0 @@
-# min-version: 3.12
-type Vector = list[float]

@@ -1,3 +1,0 @@
-# min-version: 3.13
-def make[T = int]() -> T:
-    ...

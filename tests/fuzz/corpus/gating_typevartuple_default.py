@@ -1,3 +1,0 @@
-# min-version: 3.13
-class Array[*Ts = *tuple[int]]:
-    pass
