@@ -30,9 +30,9 @@ static void put_roles(Buf *b, uint32_t roles)
 {
     static const char *const n[] = {"model", "optimizer", "loss", "loader", "batch", "device",
                                     "scalar", "softmax", "sigmoid", "log_softmax", "loss_fn",
-                                    "scheduler", "pynum", "cuda", "param"};
+                                    "scheduler", "pynum", "cuda", "param", "mode_dep"};
     bool first = true;
-    for (int i = 0; i < 15; i++)
+    for (int i = 0; i < 16; i++)
         if (roles & (1u << i)) {
             buf_printf(b, "%s%s", first ? " roles=" : ",", n[i]);
             first = false;

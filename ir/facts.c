@@ -16,7 +16,7 @@ typedef struct Facts {
     bool changed;
     uint32_t cur_fn;
     /* per function: join of argument facts per parameter position */
-    struct ParamFacts { uint8_t attach; uint32_t roles, cls, origin; bool called; } **params;
+    struct ParamFacts { uint8_t attach; uint32_t roles, cls, origin, ctor; bool called; } **params;
     SelfStoreVec *self_stores;   /* per class */
 } Facts;
 
@@ -54,6 +54,17 @@ static bool str_prefix(const Syntax *S, uint32_t id, const char *p)
     const char *q = intern_str(&S->names, id, &len);
     size_t n = strlen(p);
     return id && len >= n && memcmp(q, p, n) == 0;
+}
+
+static bool str_contains(const Syntax *S, uint32_t id, const char *p)
+{
+    uint32_t len;
+    const char *q = intern_str(&S->names, id, &len);
+    size_t n = strlen(p);
+    for (uint32_t i = 0; id && i + n <= len; i++)
+        if (memcmp(q + i, p, n) == 0)
+            return true;
+    return false;
 }
 
 static bool name_in(const Syntax *S, uint32_t id, const char *const *list)
@@ -141,7 +152,7 @@ static void join_returns(const Ir *ir, int fi, Attach *a, uint32_t *roles, uint3
 {
     const IrFunction *g = &ir->funcs.v[fi];
     *a = ATT_BOTTOM;
-    *roles = 0;
+    *roles = ~0u;
     *cls = 0;
     for (uint32_t i = 0; i < g->returns.n; i++) {
         const IrValue *r = &g->values.v[g->returns.v[i]];
@@ -149,9 +160,12 @@ static void join_returns(const Ir *ir, int fi, Attach *a, uint32_t *roles, uint3
             continue;
         const IrValue *x = &g->values.v[r->args[0]];
         *a = attach_join(*a, (Attach)x->attach);
-        *roles |= x->roles;
+        if (x->attach != ATT_BOTTOM)
+            *roles &= x->roles;   /* must-facts: what every return gives */
         *cls = *cls ? *cls : x->cls;
     }
+    if (*roles == ~0u)
+        *roles = 0;
 }
 
 /* Records argument facts at a call of an in-file function. */
@@ -180,8 +194,10 @@ static void note_call(Facts *F, const IrFunction *f, const IrValue *call, int fi
         uint32_t roles = pf[slot].called ? pf[slot].roles & x->roles : x->roles;
         uint32_t cls = !pf[slot].called || pf[slot].cls == x->cls ? x->cls : 0;
         uint32_t origin = !pf[slot].called || pf[slot].origin == x->origin ? x->origin : 0;
+        uint32_t ctor = !pf[slot].called || pf[slot].ctor == x->ctor ? x->ctor : 0;
         if (j != pf[slot].attach || roles != pf[slot].roles || cls != pf[slot].cls ||
-            origin != pf[slot].origin || !pf[slot].called) {
+            origin != pf[slot].origin || ctor != pf[slot].ctor || !pf[slot].called) {
+            pf[slot].ctor = ctor;
             pf[slot].attach = (uint8_t)j;
             pf[slot].roles = roles;
             pf[slot].cls = cls;
@@ -198,6 +214,7 @@ static void facts_of_qualified_call(Facts *F, const IrFunction *f, IrValue *v, c
 {
     const Syntax *S = F->S;
     uint32_t q = callee->qual;
+    v->ctor = q;   /* which library callable made this value: nn.CrossEntropyLoss, ... */
     Attach in = ATT_BOTTOM;
     for (uint32_t i = 1; i < v->nargs; i++)
         in = attach_any(in, (Attach)val(f, v->args[i])->attach);
@@ -215,6 +232,14 @@ static void facts_of_qualified_call(Facts *F, const IrFunction *f, IrValue *v, c
         set(v, ATT_DETACHED, ROLE_MODEL | ROLE_SOFTMAX);
     } else if (str_is(S, q, "torch.nn.Sigmoid")) {
         set(v, ATT_DETACHED, ROLE_MODEL | ROLE_SIGMOID);
+    } else if (str_is(S, q, "torch.nn.Sequential") || str_is(S, q, "torch.nn.ModuleList")) {
+        /* a container is mode-dependent if a layer is; it ends in its last layer */
+        uint32_t roles = ROLE_MODEL;
+        for (uint32_t i = 1; i < v->nargs; i++)
+            roles |= val(f, v->args[i])->roles & ROLE_MODE_DEP;
+        if (v->nargs > 1)
+            roles |= val(f, v->args[v->nargs - 1])->roles & (ROLE_SOFTMAX | ROLE_SIGMOID);
+        set(v, ATT_DETACHED, roles);
     } else if (str_prefix(S, q, "torch.optim.lr_scheduler.")) {
         set(v, ATT_DETACHED, ROLE_SCHEDULER);
     } else if (str_prefix(S, q, "torch.optim.") || str_prefix(S, q, "bitsandbytes.optim.")) {
@@ -228,10 +253,14 @@ static void facts_of_qualified_call(Facts *F, const IrFunction *f, IrValue *v, c
         set(v, ATT_DETACHED, ROLE_DEVICE);
     } else if (str_prefix(S, q, "torch.nn.") && !str_prefix(S, q, "torch.nn.functional.") &&
                !str_prefix(S, q, "torch.nn.utils.") && !str_prefix(S, q, "torch.nn.init.")) {
-        set(v, ATT_DETACHED, ROLE_MODEL);   /* a layer or container module */
-    } else if (str_prefix(S, q, "transformers.") && str_prefix(S, q, "transformers.Auto") &&
-               (str_prefix(S, q, "transformers.AutoModel"))) {
-        set(v, ATT_DETACHED, ROLE_MODEL);
+        /* a layer or a wrapper (DDP): Dropout and normalisation layers, and
+         * wrappers of unknown models, behave differently in eval mode */
+        bool dep = str_contains(S, q, "Dropout") || str_contains(S, q, "Norm") ||
+                   str_contains(S, q, "parallel");
+        set(v, ATT_DETACHED, ROLE_MODEL | (dep ? ROLE_MODE_DEP : 0));
+    } else if (str_prefix(S, q, "transformers.AutoModel") || str_prefix(S, q, "torchvision.models.") ||
+               str_prefix(S, q, "timm.create_model")) {
+        set(v, ATT_DETACHED, ROLE_MODEL | ROLE_MODE_DEP);
     } else if (name_in(S, q, creators)) {
         bool grad = false;
         for (uint32_t i = 1; i < v->nargs; i++)
@@ -275,6 +304,7 @@ static void facts_of_method_call(Facts *F, const IrFunction *f, IrValue *v, cons
             str_is(S, m, "half") || str_is(S, m, "float") || str_is(S, m, "bfloat16")) {
             set(v, (Attach)recv->attach, recv->roles);
             v->cls = recv->cls;
+            v->ctor = recv->ctor;
             return;
         }
         if (str_is(S, m, "parameters") || str_is(S, m, "named_parameters")) {
@@ -283,6 +313,8 @@ static void facts_of_method_call(Facts *F, const IrFunction *f, IrValue *v, cons
         }
     }
     Attach a = (Attach)recv->attach;
+    if (recv->cls || (recv->roles & (ROLE_MODEL | ROLE_OPTIMIZER | ROLE_LOADER)))
+        a = ATT_MAYBE;   /* a method of an object, not tensor math */
     uint32_t roles = 0;
     if (str_is(S, m, "cuda") || ((str_is(S, m, "to")) && (recv->roles & ROLE_CUDA)))
         roles |= ROLE_CUDA;
@@ -307,8 +339,12 @@ static void facts_of_call(Facts *F, const IrFunction *f, IrValue *v)
     int fi = ir_callee_function(F->ir, f, v->args[0]);
     if (callee->op == IR_CLASS || (callee->op == IR_GLOBAL && callee->cls && !callee->qual)) {
         uint32_t c = callee->op == IR_CLASS ? callee->index + 1 : callee->cls;
-        set(v, ATT_DETACHED, F->ir->classes.v[c - 1].is_module ? ROLE_MODEL : 0);
+        const IrClass *k = &F->ir->classes.v[c - 1];
+        set(v, ATT_DETACHED, k->is_module ? ROLE_MODEL | ROLE_MODE_DEP : 0);
         v->cls = c;
+        int init = method_of(F->ir, c, intern((Interner *)&F->S->names, "__init__", 8));
+        if (init >= 0)
+            note_call(F, f, v, init, 1);   /* Trainer(model, opt): self.model is a model */
         return;
     }
     if (fi >= 0) {
@@ -384,6 +420,7 @@ static void facts_of_class_attr(Facts *F, IrValue *v, uint32_t cls1)
             roles |= x->roles;
             cls = cls ? cls : x->cls;
             v->origin = v->origin ? v->origin : x->origin;
+            v->ctor = v->ctor ? v->ctor : x->ctor;
         }
     }
     set(v, a == ATT_BOTTOM ? ATT_MAYBE : a, roles);
@@ -405,6 +442,7 @@ static void facts_of_global(Facts *F, IrValue *v)
         const IrValue *x = &m->values.v[d->value];
         uint32_t xcls = x->op == IR_CLASS ? x->index + 1 : x->cls;
         v->origin = x->origin;
+        v->ctor = x->ctor;
         a = attach_join(a, (Attach)x->attach);
         roles &= x->roles;
         cls = cls == UINT32_MAX || cls == xcls ? xcls : 0;
@@ -416,7 +454,10 @@ static void facts_of_global(Facts *F, IrValue *v)
 static void facts_of_param(Facts *F, int fi, IrValue *v)
 {
     const IrFunction *g = &F->ir->funcs.v[fi];
-    if (v->index == 0 && g->class_index >= 0 && g->kind == SCOPE_FUNCTION) {
+    /* the instance: the first parameter of a method, by convention `self`
+     * (a classmethod's `cls` or a staticmethod's first argument is not) */
+    if (v->index == 0 && g->class_index >= 0 && g->kind == SCOPE_FUNCTION &&
+        str_is(F->S, v->name, "self")) {
         const IrClass *c = &F->ir->classes.v[g->class_index];
         set(v, ATT_DETACHED, c->is_module ? ROLE_MODEL : 0);   /* self */
         v->cls = (uint32_t)g->class_index + 1;
@@ -434,6 +475,7 @@ static void facts_of_param(Facts *F, int fi, IrValue *v)
     set(v, (Attach)pf->attach, pf->roles);
     v->cls = pf->cls;
     v->origin = pf->origin;
+    v->ctor = pf->ctor;
 }
 
 static void transfer(Facts *F, int fi, IrFunction *f, IrValue *v)
@@ -447,7 +489,7 @@ static void transfer(Facts *F, int fi, IrFunction *f, IrValue *v)
     case IR_PHI: case IR_BOOLOP: {
         /* roles are must-facts: what every incoming value is. Inputs still at
          * BOTTOM (not computed yet, or undefined) do not count. */
-        uint32_t roles = ~0u, cls = UINT32_MAX, origin = UINT32_MAX;
+        uint32_t roles = ~0u, cls = UINT32_MAX, origin = UINT32_MAX, ctor = UINT32_MAX;
         for (uint32_t i = 0; i < v->nargs; i++) {
             const IrValue *x = val(f, v->args[i]);
             in = attach_join(in, (Attach)x->attach);
@@ -456,10 +498,12 @@ static void transfer(Facts *F, int fi, IrFunction *f, IrValue *v)
             roles &= x->roles;
             cls = cls == UINT32_MAX || cls == x->cls ? x->cls : 0;
             origin = origin == UINT32_MAX || origin == x->origin ? x->origin : 0;
+            ctor = ctor == UINT32_MAX || ctor == x->ctor ? x->ctor : 0;
         }
         set(v, in, roles == ~0u ? 0 : roles);
         v->cls = cls == UINT32_MAX ? 0 : cls;
         v->origin = origin == UINT32_MAX ? 0 : origin;
+        v->ctor = ctor == UINT32_MAX ? 0 : ctor;
         break;
     }
     case IR_BINOP: case IR_UNARY: case IR_AWAIT: case IR_BUILD: {
@@ -470,14 +514,15 @@ static void transfer(Facts *F, int fi, IrFunction *f, IrValue *v)
             in = attach_any(in, (Attach)val(f, v->args[i])->attach);
             roles |= val(f, v->args[i])->roles & (ROLE_LOSS | ROLE_SCALAR | ROLE_CUDA);
         }
-        set(v, in, (IrOp)v->op == IR_BUILD ? 0 : roles);
+        set(v, in, (IrOp)v->op == IR_BUILD ? roles & (ROLE_LOSS | ROLE_SCALAR) : roles);
         break;
     }
     case IR_COMPARE: set(v, ATT_DETACHED, ROLE_PYNUM); break;
     case IR_ATTR: {
         const IrValue *base = val(f, v->args[0]);
-        if (v->qual || base->qual) {
-            set(v, ATT_DETACHED, 0);
+        if (v->qual || base->qual || str_is(F->S, v->name, "grad") ||
+            str_is(F->S, v->name, "data") || str_is(F->S, v->name, "shape")) {
+            set(v, ATT_DETACHED, 0);   /* p.grad / x.data carry no graph */
         } else if (base->cls && base->op == IR_PARAM && base->index == 0) {
             facts_of_class_attr(F, v, base->cls);
         } else {
@@ -497,7 +542,7 @@ static void transfer(Facts *F, int fi, IrFunction *f, IrValue *v)
         if (it->roles & ROLE_LOADER)
             set(v, ATT_DETACHED, ROLE_BATCH);
         else
-            set(v, (Attach)it->attach, it->roles & ROLE_PARAM);
+            set(v, (Attach)it->attach, it->roles & (ROLE_PARAM | ROLE_LOSS | ROLE_SCALAR));
         break;
     }
     case IR_CALL: facts_of_call(F, f, v); break;
@@ -530,8 +575,30 @@ static void run_function(Facts *F, int fi)
              * round limit in ir_compute_facts bounds any oscillation) */
             v->attach = (uint8_t)attach_join((Attach)old.attach, (Attach)v->attach);
             if (v->attach != old.attach || v->roles != old.roles || v->cls != old.cls ||
-                v->origin != old.origin)
+                v->origin != old.origin || v->ctor != old.ctor)
                 F->changed = true;
+        }
+    }
+}
+
+/* `x.backward()` only runs on a tensor attached to the graph: where the
+ * analysis could not tell (an uncalled helper's parameters), the call
+ * proves it. A refinement after the fixpoint, on the receiver only. */
+static void refine_by_backward(Ir *ir)
+{
+    uint32_t backward = intern(&ir->syn->names, "backward", 8);
+    for (uint32_t fi = 0; fi < ir->funcs.n; fi++) {
+        IrFunction *f = &ir->funcs.v[fi];
+        for (uint32_t i = 1; i < f->values.n; i++) {
+            const IrValue *v = &f->values.v[i];
+            if (v->op != IR_CALL || v->nargs != 1)
+                continue;
+            const IrValue *c = &f->values.v[v->args[0]];
+            if (c->op != IR_ATTR || c->name != backward || !c->nargs)
+                continue;
+            IrValue *r = &f->values.v[c->args[0]];
+            if (r->attach == ATT_MAYBE && r->grad != GRAD_DISABLED)
+                r->attach = ATT_ATTACHED;
         }
     }
 }
@@ -551,4 +618,5 @@ void ir_compute_facts(Ir *ir)
         if (!F.changed)
             break;
     }
+    refine_by_backward(ir);
 }

@@ -11,6 +11,7 @@ typedef struct NameSet { ARENA_VEC(uint32_t) v; } NameSet;
 bool name_set_has(const NameSet *s, uint32_t name);
 void name_set_add(Arena *a, NameSet *s, uint32_t name);
 
+typedef struct ImportEntry { uint32_t name, qual; } ImportEntry;
 typedef struct DefEntry { uint64_t var; BlockId block; ValueId value; } DefEntry;
 typedef struct IncompletePhi { BlockId block; uint64_t var; ValueId phi; } IncompletePhi;
 typedef struct LoopCtx { BlockId header, exit; uint32_t node; } LoopCtx;
@@ -28,12 +29,13 @@ typedef struct FnState {
     int nloops;
     NameSet assigned;    /* names bound anywhere in the scope: locals */
     NameSet globals;     /* declared global / nonlocal */
+    ARENA_VEC(struct ImportEntry) imports;   /* names this scope binds by import */
+    NameSet rebound;     /* names this scope also binds otherwise */
     NameSet comp_vars[MAX_COMP_DEPTH];
     uint32_t comp_tags[MAX_COMP_DEPTH];
     int ncomp;
 } FnState;
 
-typedef struct ImportEntry { uint32_t name, qual; } ImportEntry;
 
 typedef struct Lowerer {
     Ir *ir;
@@ -42,6 +44,7 @@ typedef struct Lowerer {
     FnState *fs;
     int class_index;              /* class whose body is being lowered, or -1 */
     uint32_t comp_counter;
+    uint32_t rhs_node;            /* the value being assigned, for item-store spans */
     ARENA_VEC(ImportEntry) imports;   /* module-level: local name -> qualified name */
     NameSet module_assigned;
 } Lowerer;
@@ -67,6 +70,7 @@ ValueId ir_resolve(const IrFunction *f, ValueId v);
 /* stmt.c */
 ValueId ir_lower_lambda(Lowerer *L, uint32_t id);
 uint32_t module_import_qual(Lowerer *L, uint32_t name);
+uint32_t scope_import_qual(Lowerer *L, uint32_t name);
 void module_record_def(Lowerer *L, uint32_t name, ValueId v);
 
 /* facts.c */

@@ -74,6 +74,7 @@ enum {
     ROLE_PYNUM = 1 << 12,     /* a Python number: float(), .item() */
     ROLE_CUDA = 1 << 13,      /* a CUDA device or a tensor moved to one */
     ROLE_PARAM = 1 << 14,     /* a model's parameters (leaves: keeping them costs nothing) */
+    ROLE_MODE_DEP = 1 << 15,  /* a module that behaves differently in eval mode (or may) */
 };
 
 enum {
@@ -92,6 +93,7 @@ typedef struct IrValue {
     uint32_t qual;         /* interned qualified name ("torch.nn.functional.softmax") or 0 */
     uint32_t index;        /* UNPACK element / FUNC or CLASS index / PARAM position */
     uint32_t cls;          /* facts: 1 + index of the in-file class this is an instance of */
+    uint32_t ctor;         /* facts: qualified name of the library callable that made it */
     uint32_t origin;       /* facts: the DataLoader(...) call this loader comes from, as
                               (function + 1) << 20 | value, or 0 */
     uint32_t nargs;

@@ -319,6 +319,13 @@ static ValueId load_name(Lowerer *L, uint32_t name, uint32_t node)
         return emit(L, IR_OPAQUE, node);
     if (!is_local(L, name))
         return load_global(L, name, node);
+    uint32_t imported = var_key(L, name) == name ? scope_import_qual(L, name) : 0;
+    if (imported) {
+        ValueId g = emit(L, IR_GLOBAL, node);
+        fn(L)->values.v[g].name = name;
+        fn(L)->values.v[g].qual = imported;
+        return g;
+    }
     ValueId v = read_var(L, var_key(L, name), L->fs->cur);
     IrValue *x = &fn(L)->values.v[v];
     if (x->op == IR_UNDEF && L->fs->fn == 0) {
@@ -333,6 +340,7 @@ void ir_store_name(Lowerer *L, uint32_t name, ValueId v)
 {
     if (!name)
         return;
+    name_set_add(L->A, &L->fs->rebound, name);
     ir_write_var(L, var_key(L, name), L->fs->cur, v);
     IrValue *x = &fn(L)->values.v[v];
     if (!x->name && (x->op == IR_CALL || x->op == IR_FUNC || x->op == IR_CLASS))
@@ -563,6 +571,7 @@ void ir_assign(Lowerer *L, uint32_t target, ValueId v)
         ValueId args[3] = {obj, idx, v};
         ValueId s = emit(L, IR_STORE_SUBSCR, target);
         set_args(L, s, args, 3);
+        fn(L)->values.v[s].index = L->rhs_node;
         return;
     }
     default:

@@ -175,17 +175,34 @@ static uint32_t dotted_qual(Lowerer *L, const Node *dotted, uint32_t prefix)
     return q;
 }
 
+/* An import binds a name to a qualified name. Reads of the name that no
+ * other binding can reach get the qualified name directly (see load_name):
+ * inside a loop the SSA value would be an incomplete phi at lowering time,
+ * and decisions made while lowering (no_grad regions) need the name now. */
 static void bind_import(Lowerer *L, uint32_t name, uint32_t qual, uint32_t node)
 {
     ValueId v = ir_emit(L, IR_GLOBAL, node);
     IrValue *x = &ir_cur_fn(L)->values.v[v];
     x->name = name;
     x->qual = qual;
-    ir_store_name(L, name, v);
+    ir_write_var(L, name, L->fs->cur, v);
+    ImportEntry e = {name, qual};
+    VEC_PUSH(L->A, L->fs->imports, e);
     if (L->fs->fn == 0) {
-        ImportEntry e = {name, qual};
+        module_record_def(L, name, v);
         VEC_PUSH(L->A, L->imports, e);
     }
+}
+
+uint32_t scope_import_qual(Lowerer *L, uint32_t name)
+{
+    const FnState *fs = L->fs;
+    if (name_set_has(&fs->rebound, name))
+        return 0;
+    for (uint32_t i = fs->imports.n; i-- > 0;)
+        if (fs->imports.v[i].name == name)
+            return fs->imports.v[i].qual;
+    return 0;
 }
 
 /* import a.b.c [as d] */
@@ -523,11 +540,14 @@ static void lower_simple(Lowerer *L, uint32_t id)
         return;
     }
     case N_ASSIGN: {
-        ValueId v = ir_lower_expr(L, node_kid_id(L->S, n, nk - 1));
+        uint32_t rhs = node_kid_id(L->S, n, nk - 1);
+        ValueId v = ir_lower_expr(L, rhs);
         uint32_t i = 0;
+        L->rhs_node = rhs;
         FOR_EACH_KID(n, kid)
             if (i++ + 1 < nk)
                 ir_assign(L, kid, v);
+        L->rhs_node = 0;
         return;
     }
     case N_ANN_ASSIGN:

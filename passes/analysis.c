@@ -23,6 +23,16 @@ bool an_method_call(const IrFunction *f, const IrValue *v, uint32_t method, Valu
 }
 
 /* The effect of one value, not counting callees. */
+ValueId an_stepped_optimizer(const Analysis *an, const IrFunction *f, const IrValue *v);
+
+/* A receiver that may be a model: known to be one, or unknown (a helper's
+ * parameter) but not known to be something else. */
+static bool maybe_model(const IrValue *r)
+{
+    return (r->roles & ROLE_MODEL) ||
+           (r->attach == ATT_MAYBE && !(r->roles & ~(ROLE_MODE_DEP)) && !r->cls && !r->qual);
+}
+
 static uint32_t own_effects(const Analysis *an, const IrFunction *f, const IrValue *v)
 {
     ValueId r;
@@ -30,6 +40,11 @@ static uint32_t own_effects(const Analysis *an, const IrFunction *f, const IrVal
         return EFF_ZERO_GRAD;   /* p.grad = None */
     if (v->op != IR_CALL || !v->nargs)
         return 0;
+    for (uint32_t a = 1; a < v->nargs; a++) {   /* run_hooks(optimizer.zero_grad) */
+        const IrValue *x = &f->values.v[v->args[a]];
+        if (x->op == IR_ATTR && x->name == an->n_zero_grad)
+            return EFF_ZERO_GRAD;
+    }
     const IrValue *callee = &f->values.v[v->args[0]];
     if (an_qual_is(an, callee->qual, "torch.autograd.grad"))
         return EFF_AUTOGRAD;
@@ -40,11 +55,13 @@ static uint32_t own_effects(const Analysis *an, const IrFunction *f, const IrVal
     if (an_method_call(f, v, an->n_zero_grad, &r))
         return EFF_ZERO_GRAD;
     if (an_method_call(f, v, an->n_step, &r))
-        return f->values.v[r].roles & ROLE_OPTIMIZER ? EFF_STEP : 0;
+        return f->values.v[r].roles & ROLE_OPTIMIZER || an_stepped_optimizer(an, f, v)
+                   ? EFF_STEP
+                   : 0;
     if (an_method_call(f, v, an->n_eval, &r))
-        return f->values.v[r].roles & ROLE_MODEL ? EFF_EVAL : 0;
+        return v->nargs == 1 && maybe_model(&f->values.v[r]) ? EFF_EVAL : 0;
     if (an_method_call(f, v, an->n_train, &r))
-        return f->values.v[r].roles & ROLE_MODEL ? EFF_TRAIN : 0;
+        return maybe_model(&f->values.v[r]) ? EFF_TRAIN : 0;
     if (callee->roles & ROLE_MODEL && !(callee->roles & (ROLE_SOFTMAX | ROLE_SIGMOID)))
         return EFF_MODEL_CALL;
     return 0;
@@ -60,8 +77,29 @@ uint32_t an_value_effects(const Analysis *an, const IrFunction *f, ValueId id)
         int fi = ir_callee_function(an->ir, f, v->args[0]);
         if (fi >= 0)
             e |= an->effects[fi];
+        /* optimizer.step(closure) runs the closure */
+        ValueId r;
+        if (an_method_call(f, v, an->n_step, &r) && v->nargs == 2 &&
+            f->values.v[v->args[1]].op == IR_FUNC)
+            e |= an->effects[f->values.v[v->args[1]].index];
     }
     return e;
+}
+
+/* scaler.step(optimizer) steps its argument; optimizer.step() its receiver. */
+ValueId an_stepped_optimizer(const Analysis *an, const IrFunction *f, const IrValue *v)
+{
+    ValueId r;
+    if (!an_method_call(f, v, an->n_step, &r))
+        return 0;
+    if (f->values.v[r].roles & ROLE_OPTIMIZER)
+        return r;
+    const IrValue *recv = &f->values.v[r];
+    if (v->nargs == 2 && (an_qual_is(an, recv->ctor, "torch.cuda.amp.GradScaler") ||
+                          an_qual_is(an, recv->ctor, "torch.amp.GradScaler")) &&
+        (f->values.v[v->args[1]].roles & ROLE_OPTIMIZER))
+        return v->args[1];
+    return 0;
 }
 
 static void compute_effects(Analysis *an)
@@ -145,6 +183,7 @@ static void detect_cuda(Analysis *an)
 
 static void compute_loop_effects(Analysis *an);
 static void compute_callers(Analysis *an);
+ValueId an_stepped_optimizer(const Analysis *an, const IrFunction *f, const IrValue *v);
 
 void analysis_init(Analysis *an, Syntax *S, const Ir *ir)
 {
@@ -268,9 +307,34 @@ bool an_reaches_return(const Analysis *an, const IrFunction *f, ValueId from)
     return false;
 }
 
+extern int ir_callee_function(const Ir *ir, const IrFunction *f, ValueId callee);
+
+static bool is_forward_name(const Analysis *an, uint32_t name)
+{
+    return an_qual_is(an, name, "forward") || an_qual_is(an, name, "__call__") ||
+           an_qual_is(an, name, "_forward");
+}
+
+/* forward (and the methods it calls) of an nn.Module: it computes with
+ * graphs on purpose; a `fit` or `predict` method of the same class is not. */
 bool an_is_module_method(const Analysis *an, const IrFunction *f)
 {
-    return f->class_index >= 0 && an->ir->classes.v[f->class_index].is_module;
+    if (f->class_index < 0 || !an->ir->classes.v[f->class_index].is_module)
+        return false;
+    if (is_forward_name(an, f->name))
+        return true;
+    const IrClass *c = &an->ir->classes.v[f->class_index];
+    int self = (int)(f - an->ir->funcs.v);
+    for (uint32_t m = 0; m < c->methods.n; m++) {
+        const IrFunction *g = &an->ir->funcs.v[c->methods.v[m]];
+        if (!is_forward_name(an, g->name))
+            continue;
+        for (uint32_t i = 1; i < g->values.n; i++)
+            if (g->values.v[i].op == IR_CALL &&
+                ir_callee_function(an->ir, g, g->values.v[i].args[0]) == self)
+                return true;
+    }
+    return false;
 }
 
 bool an_reaches_backward(const Analysis *an, const IrFunction *f, ValueId from)

@@ -46,6 +46,8 @@ uint32_t an_loop_effects(const Analysis *an, const IrFunction *f, BlockId h);
 bool an_qual_is(const Analysis *an, uint32_t id, const char *s);
 /* Does any value derived from `from` (through operations) reach a backward()? */
 bool an_reaches_backward(const Analysis *an, const IrFunction *f, ValueId from);
+/* The optimizer a step() call steps (optimizer.step(), scaler.step(opt)), or 0. */
+ValueId an_stepped_optimizer(const Analysis *an, const IrFunction *f, const IrValue *v);
 /* Does a value derived from `from` reach one of the function's returns? */
 bool an_reaches_return(const Analysis *an, const IrFunction *f, ValueId from);
 /* Is f a method of an nn.Module class (forward and its helpers compute with

@@ -34,11 +34,25 @@ static const char *node_text(RuleCtx *c, uint32_t node, uint32_t max)
     return arena_strndup(c->A, c->S->src + a, b - a);
 }
 
-/* The kept graph is used on purpose: backpropagated later, or returned (a
- * forward collecting per-step outputs for torch.cat). */
+/* The kept graph is used on purpose: backpropagated later (returning it does
+ * not count: the memory is held while the loop runs). */
 static bool consumed(const Analysis *an, const IrFunction *f, ValueId v)
 {
-    return an_reaches_backward(an, f, v) || an_reaches_return(an, f, v);
+    return an_reaches_backward(an, f, v);
+}
+
+/* Does a backward() run in an iteration of any loop the container survives?
+ * Then the saved tensors are freed; only the kept tensor and graph nodes stay. */
+static bool backward_during_lifetime(const Analysis *an, const IrFunction *f, BlockId h,
+                                     ValueId container)
+{
+    for (BlockId x = h; x; x = f->blocks.v[x].loop_parent) {
+        if (!an_lives_across(f, container, x))
+            break;
+        if (an_loop_effects(an, f, x) & EFF_BACKWARD)
+            return true;
+    }
+    return false;
 }
 
 static bool is_scalar(const IrValue *v) { return (v->roles & (ROLE_SCALAR | ROLE_LOSS)) != 0; }
@@ -102,9 +116,10 @@ static void check_container_store(RuleCtx *c, const IrFunction *f, ValueId i)
     } else if (v->op == IR_STORE_SUBSCR && v->nargs == 3) {
         recv = v->args[0];
         kept = v->args[2];
-        at = f->values.v[kept].node ? f->values.v[kept].node : v->node;
-        verb = arena_printf(c->A, "the item assignment to `%s`",
-                            node_text(c, f->values.v[recv].node, 30));
+        at = v->index ? v->index : v->node;   /* the assigned expression */
+        const Node *target = &c->S->nodes[v->node];
+        uint32_t base = node_nkids(c->S, target) ? node_kid_id(c->S, target, 0) : v->node;
+        verb = arena_printf(c->A, "the item assignment to `%s`", node_text(c, base, 30));
     } else {
         return;
     }
@@ -114,7 +129,7 @@ static void check_container_store(RuleCtx *c, const IrFunction *f, ValueId i)
     BlockId h = loop_survived(f, v->block, recv);
     if (!h || cleared_in_loop(an, f, recv, h) || consumed(an, f, recv))
         return;
-    bool backward = an_loop_effects(an, f, h) & EFF_BACKWARD;
+    bool backward = backward_during_lifetime(an, f, h, recv);
     report(c, f, k, at,
            v->op == IR_STORE_SUBSCR ? verb : arena_printf(c->A, "`%s(...)`", verb), backward);
 }

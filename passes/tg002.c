@@ -38,11 +38,25 @@ typedef struct ZeroFacts {
     ValueId call;      /* a zero_grad() call directly in the loop */
 } ZeroFacts;
 
+/* The model an optimizer was built over: SGD(model.parameters()) -> model. */
+static uint32_t optimizer_model_name(const IrFunction *f, ValueId opt)
+{
+    const IrValue *o = &f->values.v[opt];
+    if (o->op != IR_CALL || o->nargs < 2)
+        return 0;
+    const IrValue *p = &f->values.v[o->args[1]];
+    if (p->op != IR_CALL || !p->nargs)
+        return 0;
+    const IrValue *attr = &f->values.v[p->args[0]];
+    return attr->op == IR_ATTR && attr->nargs ? identity_name(f, attr->args[0]) : 0;
+}
+
 static ZeroFacts zeroing_in_loop(const Analysis *an, const IrFunction *f, BlockId h,
                                  ValueId opt)
 {
     ZeroFacts z = {false, false, 0};
     uint32_t want = identity_name(f, opt);
+    uint32_t owner = optimizer_model_name(f, opt);
     for (uint32_t i = 1; i < f->values.n; i++) {
         const IrValue *v = &f->values.v[i];
         if (!an_in_loop(f, v->block, h) || !(an_value_effects(an, f, i) & EFF_ZERO_GRAD))
@@ -54,10 +68,16 @@ static ZeroFacts zeroing_in_loop(const Analysis *an, const IrFunction *f, BlockI
             continue;
         }
         const IrValue *r = &f->values.v[recv];
-        if (recv == opt || !(r->roles & ROLE_OPTIMIZER) || (want && identity_name(f, recv) == want))
-            z.matches = true;   /* model.zero_grad() zeroes whatever it holds */
-        if (!z.call)
-            z.call = i;
+        bool same_optimizer = recv == opt || (want && identity_name(f, recv) == want);
+        /* model.zero_grad() zeroes that model's parameters: it covers the
+         * optimizer unless we know the optimizer holds another model's */
+        bool model_zero = !(r->roles & ROLE_OPTIMIZER) &&
+                          (!owner || identity_name(f, recv) == owner);
+        if (same_optimizer || model_zero) {
+            z.matches = true;
+            if (!z.call)
+                z.call = i;   /* this optimizer's (or model's) own zero_grad() */
+        }
     }
     return z;
 }
@@ -92,10 +112,13 @@ void rule_tg002(RuleCtx *c)
         const IrFunction *f = &c->ir->funcs.v[fi];
         for (uint32_t i = 1; i < f->values.n; i++) {
             const IrValue *v = &f->values.v[i];
-            ValueId recv;
-            if (!an_method_call(f, v, an->n_step, &recv) ||
-                !(f->values.v[recv].roles & ROLE_OPTIMIZER) || v->nargs > 1)
-                continue;   /* step(closure): an L-BFGS closure zeroes itself */
+            ValueId recv = an_stepped_optimizer(an, f, v);
+            if (!recv)
+                continue;
+            /* step(closure): the closure runs backward; fine if it zeroes */
+            if (v->nargs == 2 && f->values.v[v->args[1]].op == IR_FUNC &&
+                (an->effects[f->values.v[v->args[1]].index] & EFF_ZERO_GRAD))
+                continue;
             BlockId h = training_loop(an, f, v->block);
             if (!h)
                 continue;

@@ -67,15 +67,36 @@ static void report(RuleCtx *c, const IrFunction *f, const IrValue *call, const c
                 "`@torch.no_grad()`)");
 }
 
-/* An evaluation loop goes over data: some loop around h draws from a loader. */
-static bool iterates_loader(const IrFunction *f, BlockId h)
+/* An evaluation loop goes over data: the loop iterates something other than
+ * range(...) (a loader, a list of batches, torch.load(...)). */
+static bool iterates_data(const Analysis *an, const IrFunction *f, BlockId h)
 {
-    for (; h; h = f->blocks.v[h].loop_parent)
-        for (uint32_t i = 0; i < f->blocks.v[h].values.n; i++) {
-            const IrValue *v = &f->values.v[f->blocks.v[h].values.v[i]];
-            if (v->op == IR_ITER_NEXT && v->nargs && (f->values.v[v->args[0]].roles & ROLE_LOADER))
-                return true;
-        }
+    for (uint32_t i = 0; i < f->blocks.v[h].values.n; i++) {
+        const IrValue *v = &f->values.v[f->blocks.v[h].values.v[i]];
+        if (v->op != IR_ITER_NEXT || !v->nargs)
+            continue;
+        const IrValue *it = &f->values.v[v->args[0]];
+        if (it->roles & ROLE_LOADER)
+            return true;
+        if (it->op == IR_CALL && it->nargs &&
+            an_qual_is(an, f->values.v[it->args[0]].qual, "builtins.range"))
+            return false;
+        return it->op != IR_CONST;
+    }
+    return false;
+}
+
+/* Is a backward() (or autograd.grad) reachable after value i: later in the
+ * function, or anywhere in a loop around it (the next iteration)? */
+static bool backward_after(const Analysis *an, const IrFunction *f, ValueId i)
+{
+    for (BlockId h = f->blocks.v[f->values.v[i].block].loop_header; h;
+         h = f->blocks.v[h].loop_parent)
+        if (an_loop_effects(an, f, h) & (EFF_BACKWARD | EFF_AUTOGRAD))
+            return true;
+    for (ValueId k = i + 1; k < f->values.n; k++)
+        if (an_value_effects(an, f, k) & (EFF_BACKWARD | EFF_AUTOGRAD))
+            return true;
     return false;
 }
 
@@ -93,11 +114,12 @@ void rule_tg003(RuleCtx *c)
     for (uint32_t fi = 0; fi < c->ir->funcs.n; fi++) {
         const IrFunction *f = &c->ir->funcs.v[fi];
         uint32_t fe = an->effects[fi];
-        if (f->entry_grad == GRAD_DISABLED || (fe & (EFF_BACKWARD | EFF_AUTOGRAD)) ||
-            callers_hold_no_grad(c, (int)fi) || an_is_module_method(an, f))
-            continue;   /* a model's own methods call its submodules */
+        if (f->entry_grad == GRAD_DISABLED || callers_hold_no_grad(c, (int)fi) ||
+            an_is_module_method(an, f))
+            continue;   /* a forward calls its submodules */
+        bool trains = fe & (EFF_BACKWARD | EFF_AUTOGRAD);
         /* test_* methods of a class are unit tests (unittest), not evaluation */
-        bool named = f->kind == SCOPE_FUNCTION && evaluation_name(c->S, f->name) &&
+        bool named = !trains && f->kind == SCOPE_FUNCTION && evaluation_name(c->S, f->name) &&
                      !(f->class_index >= 0 && is_unit_test_name(c->S, f->name));
         bool eval_mode = false;
         for (uint32_t i = 1; i < f->values.n; i++) {
@@ -110,12 +132,14 @@ void rule_tg003(RuleCtx *c)
             if (!model_call(an, f, i))
                 continue;
             BlockId h = f->blocks.v[v->block].loop_header;
-            bool eval_loop = h && iterates_loader(f, h) &&
+            bool eval_loop = h && iterates_data(an, f, h) &&
                              !(an_loop_effects(an, f, h) & (EFF_BACKWARD | EFF_AUTOGRAD));
-            if (named || eval_mode || eval_loop) {
+            /* after model.eval(): a region, unless a backward() follows in it */
+            bool eval_region = eval_mode && !backward_after(an, f, i);
+            if (named || eval_region || eval_loop) {
                 report(c, f, v,
                        named ? "in an evaluation function"
-                       : eval_mode ? "after model.eval()" : "in a loop that never calls backward()");
+                       : eval_region ? "after model.eval()" : "in a loop that never calls backward()");
                 break;   /* one finding per function: the fix covers the region */
             }
         }

@@ -21,10 +21,11 @@ static bool feeds_training(const Analysis *an, uint32_t origin)
             const IrValue *v = &f->values.v[i];
             if (v->op != IR_ITER_NEXT || !v->nargs || f->values.v[v->args[0]].origin != origin)
                 continue;
+            /* the loop that draws from the loader (not an enclosing epoch loop,
+             * which also runs the validation loader) */
             BlockId h = f->blocks.v[v->block].loop_header;
-            for (; h; h = f->blocks.v[h].loop_parent)
-                if (an_loop_effects(an, f, h) & EFF_BACKWARD)
-                    return true;
+            if (h && (an_loop_effects(an, f, h) & EFF_BACKWARD))
+                return true;
         }
     }
     return false;
@@ -44,6 +45,12 @@ static bool dataset_on_device(const IrFunction *f, const IrValue *loader)
     return false;
 }
 
+static bool is_false(const Syntax *S, const IrFunction *f, ValueId v)
+{
+    const IrValue *x = &f->values.v[v];
+    return x->op == IR_CONST && x->node && S->toks.v[S->nodes[x->node].first_tok].kind == T_KW_FALSE;
+}
+
 void rule_tg004(RuleCtx *c)
 {
     const Analysis *an = c->an;
@@ -61,12 +68,13 @@ void rule_tg004(RuleCtx *c)
                 continue;
             if (dataset_on_device(f, v) || !feeds_training(an, v->origin))
                 continue;
-            bool pin = kwarg(v, an->n_pin_memory) != 0;
+            ValueId pin_arg = kwarg(v, an->n_pin_memory);
+            bool pin = pin_arg && !is_false(c->S, f, pin_arg);
             const char *remark = an->non_blocking && !pin
                                      ? "; batches move with non_blocking=True but pin_memory is "
                                        "not set, so those copies are synchronous anyway"
                                      : "";
-            rule_report(c, f->values.v[v->args[0]].node, SEV_WARNING,
+            rule_report(c, v->node, SEV_WARNING,
                         arena_printf(c->A,
                                      "this DataLoader feeds a GPU training loop with %s: one "
                                      "CPU thread loads and collates every batch while the GPU "

@@ -27,18 +27,9 @@ static LossKind call_loss_kind(const Analysis *an, const IrFunction *f, const Ir
     const IrValue *callee = &f->values.v[v->args[0]];
     if (callee->qual)
         return loss_kind(an, callee->qual);
-    if (!(callee->roles & ROLE_LOSS_FN))
-        return LOSS_OTHER;
-    /* follow the value back to its constructor call */
-    for (int guard = 0; guard < 8; guard++) {
-        if (callee->op == IR_CALL && callee->nargs)
-            return loss_kind(an, f->values.v[callee->args[0]].qual);
-        if ((callee->op == IR_PHI || callee->op == IR_BOOLOP) && callee->nargs)
-            callee = &f->values.v[callee->args[0]];
-        else
-            break;
-    }
-    return LOSS_OTHER;
+    /* crit(...) where crit = nn.CrossEntropyLoss(): a local, a global, self.crit
+     * or a parameter, as remembered by the constructor fact */
+    return callee->roles & ROLE_LOSS_FN ? loss_kind(an, callee->ctor) : LOSS_OTHER;
 }
 
 void rule_tg005(RuleCtx *c)

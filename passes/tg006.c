@@ -7,10 +7,11 @@
 /* Does the model depend on train/eval mode? Unknown classes (HF, torchvision)
  * do as far as we know; in-file classes only with Dropout/BatchNorm layers or
  * functional dropout. */
-static bool mode_dependent(const RuleCtx *c, uint32_t cls1)
+static bool mode_dependent(const RuleCtx *c, const IrValue *model)
 {
-    if (!cls1)
-        return true;
+    uint32_t cls1 = model->cls;
+    if (!cls1)   /* a library model: known layers say, unknown ones may */
+        return !(model->roles & ROLE_MODEL) || !model->ctor || (model->roles & ROLE_MODE_DEP);
     const Ir *ir = c->ir;
     const IrClass *k = &ir->classes.v[cls1 - 1];
     for (uint32_t m = 0; m < k->methods.n; m++) {
@@ -26,7 +27,7 @@ static bool mode_dependent(const RuleCtx *c, uint32_t cls1)
                     return true;
             if (g->values.v[i].op == IR_CALL && g->values.v[i].cls &&
                 (uint32_t)g->values.v[i].cls != cls1 &&
-                mode_dependent(c, g->values.v[i].cls))
+                mode_dependent(c, &g->values.v[i]))
                 return true;
         }
     }
@@ -70,13 +71,20 @@ void rule_tg006(RuleCtx *c)
                     continue;
                 g = &c->ir->funcs.v[callee];
             }
-            if (!mode_dependent(c, g->values.v[recv].cls))
+            if (!mode_dependent(c, &g->values.v[recv]))
                 continue;
+            const Node *rn = &c->S->nodes[g->values.v[recv].node];
+            uint32_t len = node_end(c->S, rn) - node_start(c->S, rn);
+            const char *who = len && len < 40 ? arena_strndup(c->A, c->S->src + node_start(c->S, rn), len)
+                                              : "model";
             rule_report(c, g->values.v[at].node, SEV_ERROR,
-                        "model.eval() runs inside the training loop and no model.train() "
-                        "follows before the next backward(): from here on dropout is off and "
-                        "BatchNorm statistics are frozen for the rest of training",
-                        "call `model.train()` after the evaluation block");
+                        arena_printf(c->A,
+                                     "%s.eval() runs inside the training loop and no %s.train() "
+                                     "follows before the next backward(): from here on dropout "
+                                     "is off and BatchNorm statistics are frozen for the rest of "
+                                     "training",
+                                     who, who),
+                        arena_printf(c->A, "call `%s.train()` after the evaluation block", who));
         }
     }
 }

@@ -12,12 +12,17 @@ void rule_tg304(RuleCtx *c)
             const IrValue *v = &f->values.v[i];
             if (v->op != IR_ATTR || !(v->flags & IRV_STMT) || !v->nargs)
                 continue;
-            uint32_t roles = f->values.v[v->args[0]].roles;
-            Attach att = (Attach)f->values.v[v->args[0]].attach;
-            bool hit = ((v->name == an->n_eval || v->name == an->n_train) && (roles & ROLE_MODEL)) ||
-                       (v->name == an->n_zero_grad && (roles & (ROLE_OPTIMIZER | ROLE_MODEL))) ||
-                       (v->name == an->n_step && (roles & (ROLE_OPTIMIZER | ROLE_SCHEDULER))) ||
-                       (v->name == an->n_backward && (roles & ROLE_LOSS || att == ATT_ATTACHED));
+            /* A bare `x.zero_grad` or `x.backward` statement is a mistake whatever
+             * x is; eval/train/step only on what may be a model or optimizer
+             * (`cfg.train`, `dataset.train` are flags). */
+            const IrValue *r = &f->values.v[v->args[0]];
+            /* a helper's parameter nobody in the file passes: could be a model */
+            bool unknown = r->op == IR_PARAM && r->attach == ATT_MAYBE && !r->roles;
+            bool hit = v->name == an->n_zero_grad || v->name == an->n_backward ||
+                       ((v->name == an->n_eval || v->name == an->n_train) &&
+                        (r->roles & ROLE_MODEL || unknown)) ||
+                       (v->name == an->n_step &&
+                        (r->roles & (ROLE_OPTIMIZER | ROLE_SCHEDULER) || unknown));
             if (!hit)
                 continue;
             uint32_t len;

@@ -1,0 +1,16 @@
+# A training loop calls the model and backward() in the same iteration: not an evaluation region (not a finding).
+import torch
+import torch.nn as nn
+
+
+def train_one_epoch(model, loader, opt):
+    model.train()
+    for x, y in loader:
+        opt.zero_grad()
+        loss = nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+
+
+net = nn.Linear(10, 2)
+train_one_epoch(net, torch.load("train.pt"), torch.optim.SGD(net.parameters(), lr=0.1))
