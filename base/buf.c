@@ -75,3 +75,8 @@ void buf_free(Buf *b)
     b->v = NULL;
     b->n = b->cap = 0;
 }
+
+int buf_write(const Buf *b, FILE *f)
+{
+    return b->n ? (int)(fwrite(b->v, 1, b->n, f) == b->n) : 1;
+}

@@ -3,6 +3,7 @@
 #ifndef PFC_BUF_H
 #define PFC_BUF_H
 #include <stddef.h>
+#include <stdio.h>
 
 typedef struct Buf { char *v; size_t n, cap; } Buf;
 
@@ -14,5 +15,7 @@ void buf_printf(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3
  * which are also readable in golden files. */
 void buf_put_escaped(Buf *b, const char *s, size_t n);
 void buf_free(Buf *b);
+/* Writes the buffer to a stream (nothing for an empty one); 0 on error. */
+int buf_write(const Buf *b, FILE *f);
 
 #endif

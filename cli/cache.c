@@ -59,9 +59,7 @@ void cache_store(const char *dir, const char *key, const CachedResult *r)
     fprintf(f, "%u %u %u %u\n", r->counts[0], r->counts[1], r->counts[2], r->nstats);
     for (uint32_t i = 0; i < r->nstats; i++)
         fprintf(f, "%s %s %u\n", r->stats[i].code, r->stats[i].name, r->stats[i].n);
-    if (r->out.n)
-        fwrite(r->out.v, 1, r->out.n, f);
-    bool ok = !ferror(f);
+    bool ok = buf_write(&r->out, f) && !ferror(f);
     if (fclose(f) != 0 || !ok || rename(tmp, path) != 0)
         unlink(tmp);
 }

@@ -166,8 +166,7 @@ int cmd_debug_corpus(int argc, char **argv)
     size_t failed = 0, syntax = 0;
     uint64_t bytes = 0;
     for (size_t i = 0; i < n; i++) {
-        if (run.lines[i].n)
-            fwrite(run.lines[i].v, 1, run.lines[i].n, stdout);
+        buf_write(&run.lines[i], stdout);
         buf_free(&run.lines[i]);
         failed += run.failed[i];
         syntax += run.syntax[i];

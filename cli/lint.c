@@ -569,7 +569,7 @@ int cmd_lint(int argc, char **argv)
         buf_puts(&head, "[\n");
     else if (o.style.format == FMT_SARIF)
         report_sarif_begin(&head, &o.style, PFC_VERSION);
-    fwrite(head.v, 1, head.n, stdout);
+    buf_write(&head, stdout);
     buf_free(&head);
     for (size_t i = 0; i < run.files.n; i++) {
         FileResult *r = &run.results[i];
@@ -578,8 +578,7 @@ int cmd_lint(int argc, char **argv)
             fputs(",\n", stdout);
         if (n)
             first_json = false;
-        if (r->out.n)
-            fwrite(r->out.v, 1, r->out.n, stdout);
+        buf_write(&r->out, stdout);
         total += n;
         files_with += n > 0;
         for (int sev = o.fail_on; sev <= SEV_ERROR; sev++)
@@ -591,7 +590,7 @@ int cmd_lint(int argc, char **argv)
     } else if (o.style.format == FMT_SARIF) {
         Buf tail = {0};
         report_sarif_end(&tail);
-        fwrite(tail.v, 1, tail.n, stdout);
+        buf_write(&tail, stdout);
         buf_free(&tail);
     }
     if (o.statistics)

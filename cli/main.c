@@ -101,8 +101,7 @@ int cmd_emit(int argc, char **argv, EmitMode mode)
     } else {
         emit_tree(&s, &out);
     }
-    if (out.n)
-        fwrite(out.v, 1, out.n, stdout);
+    buf_write(&out, stdout);
     if (mode == EMIT_SOURCE) {
         for (uint32_t i = 0; i < s.diags.n; i++) {
             uint32_t line, col;
