@@ -71,7 +71,10 @@ fuzz:
 	clang $(CSTD) $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined -o build-fuzz/fuzz_parse \
 		tests/fuzz/fuzz_parse.c $(LIB_SRC)
 	build-fuzz/fuzz_parse -max_total_time=$(FUZZ_TIME) -max_len=4096 -timeout=5 \
-		build-fuzz/corpus tests/fuzz/corpus tests/cases/parse tests/cases/errors tests/cases/gating
+		build-fuzz/corpus tests/fuzz/corpus tests/cases/parse tests/cases/errors tests/cases/gating \
+		tests/cases/rules/TG001 tests/cases/rules/TG002 tests/cases/rules/TG003 \
+		tests/cases/rules/TG004 tests/cases/rules/TG005 tests/cases/rules/TG006 \
+		tests/cases/rules/TG304 tests/cases/ir
 
 install: pfc
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1

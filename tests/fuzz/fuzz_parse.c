@@ -1,6 +1,8 @@
-/* libFuzzer target for the lexer and parser: any input must parse without a
- * crash, satisfy the tree invariants and re-emit byte for byte. */
+/* libFuzzer target for the whole lint pipeline: any input must parse without a
+ * crash, satisfy the tree invariants and re-emit byte for byte; a file without
+ * syntax errors must also lower to IR and go through every rule. */
 #include "../../emit/emit.h"
+#include "../../passes/pass.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +32,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         syntax_line_col(&s, s.diags.v[i].start, &line, &col);
         if (!s.diags.v[i].msg || !s.diags.v[i].msg[0] || s.diags.v[i].start > size)
             abort();
+    }
+    if (!s.diags.n) {
+        Ir ir;
+        ir_build(&ir, &s);
+        FindingVec findings = {0};
+        passes_run(&s, &ir, &findings);
+        for (uint32_t i = 0; i < findings.n; i++)
+            if (findings.v[i].start > findings.v[i].end || findings.v[i].end > size)
+                abort();
     }
     buf_free(&out);
     arena_free(&arena);
