@@ -1,4 +1,6 @@
 /* pfc lint: find files, analyse them in parallel, print in input order. */
+#define _GNU_SOURCE
+#include "../emit/fix.h"
 #include "../emit/report.h"
 #include "../passes/pass.h"
 #include "cli.h"
@@ -10,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <errno.h>
+#include <sys/stat.h>
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
@@ -21,6 +25,7 @@ typedef struct LintOptions {
     int target_minor;
     Severity fail_on;
     bool exit_zero, no_cache, statistics;
+    bool fix, unsafe_fixes, diff, show_fixes;
     bool target_set, fail_on_set;   /* given on the command line: beats the config */
     CodeList select, ignore;
 } LintOptions;
@@ -34,6 +39,10 @@ typedef struct FileResult {
     CodeCount stats[MAX_STAT_CODES];   /* for --statistics */
     uint32_t nstats;
     CachedResult *cached;   /* a cache hit: stats point into it */
+    uint32_t fixed;         /* fixes applied (or, with --diff, that would be) */
+    Buf fix_log;            /* per fix: "path: fixed CODE", and failures */
+    Buf diff;               /* --diff output */
+    bool write_failed;
 } FileResult;
 
 static void count_code(FileResult *r, const Finding *f)
@@ -188,6 +197,14 @@ static int parse_lint_args(int argc, char **argv, LintOptions *o, int *npaths)
             o->target_set = true;
         } else if (strcmp(a, "--statistics") == 0) {
             o->statistics = true;
+        } else if (strcmp(a, "--fix") == 0) {
+            o->fix = true;
+        } else if (strcmp(a, "--unsafe-fixes") == 0) {
+            o->unsafe_fixes = true;
+        } else if (strcmp(a, "--diff") == 0) {
+            o->diff = true;
+        } else if (strcmp(a, "--show-fixes") == 0) {
+            o->show_fixes = true;
         } else if (is_option(a, "--fail-on")) {
             if (!(v = option_value(argc, argv, &i, "--fail-on")) ||
                 !severity_parse(v, &o->fail_on))
@@ -222,7 +239,7 @@ static void syntax_findings(Syntax *s, FindingVec *out)
 {
     for (uint32_t i = 0; i < s->diags.n; i++) {
         const Diag *d = &s->diags.v[i];
-        Finding f = {"E999", "syntax-error", SEV_ERROR, d->start, d->end, d->msg, NULL};
+        Finding f = {"E999", "syntax-error", SEV_ERROR, d->start, d->end, d->msg, NULL, NULL};
         VEC_PUSH(s->arena, *out, f);
     }
 }
@@ -333,7 +350,7 @@ static void apply_noqa(Syntax *s, const FindingVec *in, FindingVec *out, bool re
     for (uint32_t k = 0; k < noqa.n; k++)
         if (!noqa.v[k].used) {
             Finding f = {"TG000", "unused-noqa", SEV_NOTE, noqa.v[k].start, noqa.v[k].end,
-                         "this noqa comment suppresses nothing", "remove it"};
+                         "this noqa comment suppresses nothing", "remove it", NULL};
             VEC_PUSH(s->arena, *out, f);
         }
 }
@@ -404,6 +421,162 @@ static uint64_t settings_hash(const LintOptions *o)
     return h;
 }
 
+/* Everything pfc reports about one version of a file: parse, IR, rules,
+ * selection and suppression. The Syntax stays valid until the arena is freed. */
+static void analyse(const LintOptions *o, const Config *cfg, const char *path, const char *src,
+                    uint32_t len, Arena *arena, Syntax *s, FindingVec *shown)
+{
+    parse_file(s, src, len, arena);
+    parse_check_target(s, o->target_set || cfg->target_minor < 0 ? o->target_minor
+                                                                 : cfg->target_minor);
+    FindingVec all = {0};
+    syntax_findings(s, &all);
+    /* rules need a whole tree: a file with syntax errors reports only those */
+    if (!s->diags.n) {
+        Ir ir;
+        ir_build(&ir, s);
+        passes_run(s, &ir, &all);
+        sort_findings(&all);
+    }
+    FindingVec enabled = {0};
+    memset(shown, 0, sizeof *shown);
+    for (uint32_t k = 0; k < all.n; k++)
+        if (code_enabled(o, cfg, path, all.v[k].code))
+            VEC_PUSH(arena, enabled, all.v[k]);
+    apply_noqa(s, &enabled, shown, code_enabled(o, cfg, path, "TG000"));
+    sort_findings(shown);
+}
+
+static bool fix_wanted(const LintOptions *o, const Fix *f)
+{
+    return f && (f->applicability == FIX_SAFE || o->unsafe_fixes);
+}
+
+static bool edits_overlap(const Edit *a, const Edit *b)
+{
+    if (a->start == a->end && b->start == b->end)
+        return a->start == b->start;   /* two insertions at one point: order unclear */
+    return a->start < b->end && b->start < a->end;
+}
+
+/* The fixes to apply in one round: wanted, not overlapping the ones before
+ * them; their edits sorted by position. Returns the number of fixes. */
+typedef ARENA_VEC(Edit) EditVec;
+
+static uint32_t choose_fixes(const LintOptions *o, const FindingVec *findings, Arena *a,
+                             EditVec *edits, const char **codes, uint32_t max_codes)
+{
+    uint32_t chosen = 0;
+    for (uint32_t i = 0; i < findings->n; i++) {
+        const Fix *f = findings->v[i].fix;
+        if (!fix_wanted(o, f))
+            continue;
+        bool clash = false;
+        for (uint32_t e = 0; e < f->nedits && !clash; e++)
+            for (uint32_t k = 0; k < edits->n && !clash; k++)
+                clash = edits_overlap(&f->edits[e], &edits->v[k]);
+        if (clash)
+            continue;   /* applied in a later round, after re-linting */
+        for (uint32_t e = 0; e < f->nedits; e++)
+            VEC_PUSH(a, *edits, f->edits[e]);
+        if (chosen < max_codes)
+            codes[chosen] = findings->v[i].code;
+        chosen++;
+    }
+    for (uint32_t i = 1; i < edits->n; i++)   /* insertion sort: few edits */
+        for (uint32_t j = i; j > 0 && edits->v[j - 1].start > edits->v[j].start; j--) {
+            Edit t = edits->v[j];
+            edits->v[j] = edits->v[j - 1];
+            edits->v[j - 1] = t;
+        }
+    return chosen;
+}
+
+static uint32_t count_code_in(const FindingVec *v, const char *code)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < v->n; i++)
+        n += strcmp(v->v[i].code, code) == 0;
+    return n;
+}
+
+enum { MAX_FIX_ROUNDS = 10, MAX_ROUND_CODES = 256 };
+
+/* --fix / --diff: apply fixes round by round until none is left. A round is
+ * kept only if the result parses and each fixed rule reports fewer findings;
+ * otherwise the file stays as it was before that round and the failure is
+ * reported. Returns the final source (src itself, or a new buffer). */
+static char *fix_file(const LintOptions *o, const Config *cfg, const char *path, char *src,
+                      uint32_t *len, FileResult *r)
+{
+    for (int round = 0; round < MAX_FIX_ROUNDS; round++) {
+        Arena arena;
+        arena_init(&arena);
+        Syntax s;
+        FindingVec shown;
+        analyse(o, cfg, path, src, *len, &arena, &s, &shown);
+        EditVec edits = {0};
+        const char *codes[MAX_ROUND_CODES];
+        uint32_t nfix = s.diags.n ? 0 : choose_fixes(o, &shown, &arena, &edits, codes,
+                                                    MAX_ROUND_CODES);
+        if (!nfix) {
+            arena_free(&arena);
+            break;
+        }
+        Buf out = {0};
+        emit_apply_edits(src, *len, edits.v, edits.n, &out);
+        Arena check_arena;
+        arena_init(&check_arena);
+        Syntax fixed;
+        FindingVec after;
+        analyse(o, cfg, path, out.v ? out.v : "", (uint32_t)out.n, &check_arena, &fixed, &after);
+        const char *why = fixed.diags.n ? "the result would not parse" : NULL;
+        for (uint32_t k = 0; !why && k < nfix && k < MAX_ROUND_CODES; k++)
+            if (count_code_in(&after, codes[k]) >= count_code_in(&shown, codes[k]))
+                why = arena_printf(&arena, "%s would still be reported", codes[k]);
+        if (why) {
+            buf_printf(&r->fix_log, "%s: fixes not applied: %s\n", path, why);
+            buf_free(&out);
+            arena_free(&check_arena);
+            arena_free(&arena);
+            break;
+        }
+        for (uint32_t k = 0; k < nfix && k < MAX_ROUND_CODES; k++)
+            buf_printf(&r->fix_log, "%s: fixed %s\n", path, codes[k]);
+        r->fixed += nfix;
+        arena_free(&check_arena);
+        arena_free(&arena);
+        free(src);
+        buf_putc(&out, 0);   /* keep a terminator past the end; not part of the file */
+        src = out.v;
+        *len = (uint32_t)out.n - 1;
+    }
+    return src;
+}
+
+/* Replaces the file atomically, keeping its permissions. */
+static const char *write_atomically(const char *path, const char *data, uint32_t len)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return strerror(errno);
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.pfc-fix.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "wb");
+    if (!f)
+        return strerror(errno);
+    bool ok = fwrite(data, 1, len, f) == len;
+    ok = (fflush(f) == 0) && ok;
+    ok = (fchmod(fileno(f), st.st_mode & 07777) == 0) && ok;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        const char *err = strerror(errno);
+        unlink(tmp);
+        return err;
+    }
+    return NULL;
+}
+
 static void lint_one(size_t i, void *ctx)
 {
     LintRun *run = ctx;
@@ -419,47 +592,71 @@ static void lint_one(size_t i, void *ctx)
         r->counts[SEV_ERROR]++;
         return;
     }
+    bool fixing = o->fix || o->diff;
     char key[CACHE_KEY_LEN + 1];
-    if (!o->no_cache) {
+    if (!o->no_cache && !fixing) {
         cache_key(key, run->settings ^ cfg->hash, path, src, len);
         if (replay_cached(r, key)) {
             free(src);
             return;
         }
     }
+    char *original = NULL;
+    uint32_t original_len = len;
+    if (fixing) {
+        original = malloc(len + 1);
+        memcpy(original, src, len);
+        src = fix_file(o, cfg, path, src, &len, r);
+        bool changed = len != original_len || memcmp(src, original, len) != 0;
+        if (changed && o->diff) {
+            emit_unified_diff(path, original, original_len, src, len, &r->diff);
+        } else if (changed) {
+            const char *werr = write_atomically(path, src, len);
+            if (werr) {
+                buf_printf(&r->fix_log, "%s: could not write the fixes: %s\n", path, werr);
+                r->write_failed = true;
+            }
+        }
+    }
     Arena arena;
     arena_init(&arena);
     Syntax s;
-    parse_file(&s, src, len, &arena);
-    parse_check_target(&s, o->target_set || cfg->target_minor < 0 ? o->target_minor
-                                                                   : cfg->target_minor);
-    FindingVec all = {0};
-    syntax_findings(&s, &all);
-    /* rules need a whole tree: a file with syntax errors reports only those */
-    if (!s.diags.n) {
-        Ir ir;
-        ir_build(&ir, &s);
-        passes_run(&s, &ir, &all);
-        sort_findings(&all);
-    }
-    FindingVec enabled = {0}, shown = {0};
-    for (uint32_t k = 0; k < all.n; k++)
-        if (code_enabled(o, cfg, path, all.v[k].code))
-            VEC_PUSH(&arena, enabled, all.v[k]);
-    apply_noqa(&s, &enabled, &shown, code_enabled(o, cfg, path, "TG000"));
-    sort_findings(&shown);
+    FindingVec shown;
+    /* --diff reports the file as it is on disk; --fix, as it is now */
+    if (o->diff)
+        analyse(o, cfg, path, original, original_len, &arena, &s, &shown);
+    else
+        analyse(o, cfg, path, src, len, &arena, &s, &shown);
     for (uint32_t k = 0; k < shown.n; k++) {
         r->counts[shown.v[k].severity]++;
         count_code(r, &shown.v[k]);
     }
-    report_file(&r->out, &o->style, path, &s, shown.v, shown.n);
-    if (!o->no_cache)
+    if (!o->diff)
+        report_file(&r->out, &o->style, path, &s, shown.v, shown.n);
+    if (!o->no_cache && !fixing)
         store_cached(r, key);
     arena_free(&arena);
+    free(original);
     free(src);
 }
 
 /* ---- the run -------------------------------------------------------------------------- */
+
+/* Failed fixes always go to stderr; with --show-fixes, the applied ones too. */
+static void print_fix_log(const LintOptions *o, const FileResult *r)
+{
+    const char *p = r->fix_log.v, *end = r->fix_log.v + r->fix_log.n;
+    while (p && p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t n = nl ? (size_t)(nl - p + 1) : (size_t)(end - p);
+        bool applied = memmem(p, n, ": fixed ", 8) != NULL;
+        if (!applied)
+            fwrite(p, 1, n, stderr);
+        else if (o->show_fixes)
+            fwrite(p, 1, n, stdout);
+        p += n;
+    }
+}
 
 /* --statistics: findings per code, most frequent first. */
 static void print_statistics(const LintRun *run)
@@ -561,7 +758,8 @@ int cmd_lint(int argc, char **argv)
     run.settings = settings_hash(&o);
     parallel_for(run.files.n, o.jobs, lint_one, &run);
 
-    uint32_t total = 0, failing = 0, files_with = 0;
+    uint32_t total = 0, failing = 0, files_with = 0, fixed = 0, diffs = 0;
+    bool write_failed = false;
     bool first_json = true;
     bool objects = o.style.format == FMT_JSON || o.style.format == FMT_SARIF;
     Buf head = {0};
@@ -579,11 +777,18 @@ int cmd_lint(int argc, char **argv)
         if (n)
             first_json = false;
         buf_write(&r->out, stdout);
+        buf_write(&r->diff, stdout);
+        print_fix_log(&o, r);
+        fixed += r->fixed;
+        diffs += r->diff.n > 0;
+        write_failed |= r->write_failed;
         total += n;
         files_with += n > 0;
         for (int sev = o.fail_on; sev <= SEV_ERROR; sev++)
             failing += r->counts[sev];
         buf_free(&r->out);
+        buf_free(&r->diff);
+        buf_free(&r->fix_log);
     }
     if (o.style.format == FMT_JSON) {
         fputs(first_json ? "]\n" : "\n]\n", stdout);
@@ -597,10 +802,22 @@ int cmd_lint(int argc, char **argv)
         print_statistics(&run);
     for (size_t i = 0; i < run.files.n; i++)
         free(run.results[i].cached);
+    if (o.diff) {
+        fprintf(stderr, "Would fix %u %s.\n", fixed, fixed == 1 ? "problem" : "problems");
+        free(run.results);
+        free(run.configs);
+        config_cache_free(configs);
+        path_list_free(&run.files);
+        return diffs ? EXIT_FINDINGS : EXIT_CLEAN;
+    }
+    if (o.fix && fixed)
+        printf("Fixed %u %s.\n", fixed, fixed == 1 ? "problem" : "problems");
     print_summary(&o, total, files_with);
     free(run.results);
     free(run.configs);
     config_cache_free(configs);
     path_list_free(&run.files);
+    if (write_failed)
+        return EXIT_USAGE;
     return failing && !o.exit_zero ? EXIT_FINDINGS : EXIT_CLEAN;
 }

@@ -123,7 +123,33 @@ static void put_json_string(Buf *b, const char *s)
     buf_putc(b, '"');
 }
 
-static void report_json(Buf *out, const char *path, const Finding *f, Pos p, bool first)
+/* {"applicability", "message", "edits": [{"content", "location", "end_location"}]} */
+static void put_json_fix(Buf *out, Syntax *s, const Fix *fx)
+{
+    if (!fx || !s) {
+        buf_puts(out, "null");
+        return;
+    }
+    buf_printf(out, "{\"applicability\": \"%s\", \"message\": ",
+               fx->applicability == FIX_SAFE ? "safe" : "unsafe");
+    put_json_string(out, fx->message);
+    buf_puts(out, ", \"edits\": [");
+    for (uint32_t i = 0; i < fx->nedits; i++) {
+        uint32_t l0, c0, l1, c1;
+        syntax_line_col(s, fx->edits[i].start, &l0, &c0);
+        syntax_line_col(s, fx->edits[i].end, &l1, &c1);
+        buf_puts(out, i ? ", {\"content\": " : "{\"content\": ");
+        put_json_string(out, fx->edits[i].text);
+        buf_printf(out,
+                   ", \"location\": {\"row\": %u, \"column\": %u}, \"end_location\": "
+                   "{\"row\": %u, \"column\": %u}}",
+                   l0, c0, l1, c1);
+    }
+    buf_puts(out, "]}");
+}
+
+static void report_json(Buf *out, Syntax *s, const char *path, const Finding *f, Pos p,
+                        bool first)
 {
     if (!first)
         buf_puts(out, ",\n");
@@ -137,8 +163,9 @@ static void report_json(Buf *out, const char *path, const Finding *f, Pos p, boo
     put_json_string(out, path);
     buf_printf(out,
                ", \"location\": {\"row\": %u, \"column\": %u}, \"end_location\": {\"row\": %u, "
-               "\"column\": %u}, \"fix\": null",
+               "\"column\": %u}, \"fix\": ",
                p.line, p.col, p.end_line, p.end_col);
+    put_json_fix(out, s, f->fix);
     if (f->help) {
         buf_puts(out, ", \"help\": ");
         put_json_string(out, f->help);
@@ -225,6 +252,29 @@ static void report_sarif(Buf *out, const ReportStyle *st, const char *path, Synt
                "\"%016llx:1\"}}",
                p.line, p.col, p.end_line, p.end_col > p.col || p.end_line > p.line ? p.end_col : p.col + 1,
                (unsigned long long)line_hash(s, f));
+    if (f->fix && s) {
+        /* SARIF fixes: the edits as replacements of regions (an insertion
+         * deletes an empty region) */
+        out->n--;   /* reopen the result object */
+        buf_puts(out, ", \"fixes\": [{\"description\": {\"text\": ");
+        put_json_string(out, f->fix->message);
+        buf_puts(out, "}, \"artifactChanges\": [{\"artifactLocation\": {\"uri\": \"");
+        put_uri(out, path);
+        buf_puts(out, "\"}, \"replacements\": [");
+        for (uint32_t i = 0; i < f->fix->nedits; i++) {
+            const Edit *e = &f->fix->edits[i];
+            uint32_t l0, c0, l1, c1;
+            syntax_line_col(s, e->start, &l0, &c0);
+            syntax_line_col(s, e->end, &l1, &c1);
+            buf_printf(out,
+                       "%s{\"deletedRegion\": {\"startLine\": %u, \"startColumn\": %u, "
+                       "\"endLine\": %u, \"endColumn\": %u}, \"insertedContent\": {\"text\": ",
+                       i ? ", " : "", l0, c0, l1, c1);
+            put_json_string(out, e->text);
+            buf_puts(out, "}}");
+        }
+        buf_puts(out, "]}]}]}");
+    }
 }
 
 void report_sarif_begin(Buf *out, const ReportStyle *st, const char *version)
@@ -276,7 +326,7 @@ static void report_one(Buf *out, const ReportStyle *st, const char *path, Syntax
         buf_putc(out, '\n');
         break;
     case FMT_JSON:
-        report_json(out, path, f, p, first);
+        report_json(out, s, path, f, p, first);
         break;
     case FMT_SARIF:
         report_sarif(out, st, path, s, f, p, first);
@@ -291,6 +341,9 @@ static void report_one(Buf *out, const ReportStyle *st, const char *path, Syntax
             put_snippet(out, st, s, f, p);
         if (f->help)
             buf_printf(out, "  help: %s\n", f->help);
+        if (f->fix)
+            buf_printf(out, "  fix:  %s (run with --fix%s)\n", f->fix->message,
+                       f->fix->applicability == FIX_SAFE ? "" : " --unsafe-fixes");
         break;
     }
 }
@@ -306,7 +359,7 @@ void report_file(Buf *out, const ReportStyle *st, const char *path, Syntax *s,
 
 void report_file_error(Buf *out, const ReportStyle *st, const char *path, const char *msg)
 {
-    Finding f = {"E902", "io-error", SEV_ERROR, 0, 0, msg, NULL};
+    Finding f = {"E902", "io-error", SEV_ERROR, 0, 0, msg, NULL, NULL};
     report_one(out, st, path, NULL, &f, true);
     if (st->format == FMT_FULL)
         buf_putc(out, '\n');

@@ -198,6 +198,12 @@ void analysis_init(Analysis *an, Syntax *S, const Ir *ir)
     N(n_num_workers, "num_workers") N(n_pin_memory, "pin_memory")
     N(n_non_blocking, "non_blocking") N(n_training, "training")
 #undef N
+    an->parents = arena_alloc(S->arena, (S->nnodes + 1) * sizeof *an->parents);
+    for (uint32_t i = 0; i < S->nnodes; i++)
+        an->parents[i] = UINT32_MAX;
+    for (uint32_t i = 0; i < S->nnodes; i++)
+        FOR_EACH_KID(&S->nodes[i], kid)
+            an->parents[kid] = i;
     an->effects = arena_zalloc(S->arena, (ir->funcs.n + 1) * sizeof *an->effects);
     compute_effects(an);
     compute_loop_effects(an);

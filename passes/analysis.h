@@ -21,6 +21,7 @@ typedef struct Analysis {
     uint32_t **loop_effects;  /* per function, per loop header block */
     uint8_t *called_with_grad;/* per function: some in-file call runs with grad enabled */
     uint32_t *ncalls;         /* per function: in-file call sites */
+    uint32_t *parents;        /* CST node -> parent node (UINT32_MAX for the root) */
     bool uses_cuda;           /* the script moves work to a CUDA device */
     bool non_blocking;        /* some .to(..., non_blocking=True) */
     /* interned method names, so that matching is an integer test */

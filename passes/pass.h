@@ -34,8 +34,9 @@ const RuleInfo *rule_by_code(const char *code);
 /* Runs every rule over a parsed file (without syntax errors). */
 void passes_run(Syntax *S, const Ir *ir, FindingVec *out);
 
-/* Reports a finding of the running rule over a CST node's span. */
-void rule_report(RuleCtx *c, uint32_t node, Severity sev, const char *msg, const char *help);
+/* Reports a finding of the running rule over a CST node's span; returns it
+ * (to attach a fix), or NULL when the same span was already reported. */
+Finding *rule_report(RuleCtx *c, uint32_t node, Severity sev, const char *msg, const char *help);
 
 #define RULE(id, code, name, sev, on, summary) void rule_##id(RuleCtx *c);
 #include "rules.def"

@@ -24,17 +24,18 @@ const RuleInfo *rule_by_code(const char *code)
     return NULL;
 }
 
-void rule_report(RuleCtx *c, uint32_t node, Severity sev, const char *msg, const char *help)
+Finding *rule_report(RuleCtx *c, uint32_t node, Severity sev, const char *msg, const char *help)
 {
     const Node *n = &c->S->nodes[node];
     Finding f = {c->rule->code, c->rule->name, sev, node_start(c->S, n), node_end(c->S, n),
-                 msg, help};
+                 msg, help, NULL};
     /* the same span reached through two call sites is one finding */
     for (uint32_t i = 0; i < c->out->n; i++)
         if (c->out->v[i].code == f.code && c->out->v[i].start == f.start &&
             c->out->v[i].end == f.end)
-            return;
+            return NULL;
     VEC_PUSH(c->A, *c->out, f);
+    return &c->out->v[c->out->n - 1];
 }
 
 void passes_run(Syntax *S, const Ir *ir, FindingVec *out)

@@ -2,6 +2,7 @@
  * loop iteration: kept in a container that lives across iterations, or
  * accumulated into a loop-carried variable. */
 #include "analysis.h"
+#include "fixes.h"
 #include <string.h>
 
 /* The innermost loop around block b that container R survives, or 0. */
@@ -57,13 +58,29 @@ static bool backward_during_lifetime(const Analysis *an, const IrFunction *f, Bl
 
 static bool is_scalar(const IrValue *v) { return (v->roles & (ROLE_SCALAR | ROLE_LOSS)) != 0; }
 
+/* `.detach()` after the stored expression; an operator expression gets
+ * parentheses first so that the call binds to all of it. */
+static void attach_detach_fix(RuleCtx *c, Finding *fd, uint32_t at)
+{
+    if (!fd)
+        return;
+    NodeKind k = (NodeKind)c->S->nodes[at].kind;
+    bool atom = k == N_NAME || k == N_ATTRIBUTE || k == N_CALL || k == N_SUBSCRIPT ||
+                k == N_PAREN || k == N_LIST || k == N_TUPLE;
+    Fix *fx = fix_new(c, FIX_SAFE, "add .detach()");
+    if (!atom)
+        fix_edit(c, fx, fd->start, fd->start, "(");
+    fix_edit(c, fx, fd->end, fd->end, atom ? ".detach()" : ").detach()");
+    fd->fix = fx;
+}
+
 /* kept: the value; at: the CST node where it is stored (the span reported) */
 static void report(RuleCtx *c, const IrFunction *f, const IrValue *kept, uint32_t at,
                    const char *where, bool backward_in_loop)
 {
     const char *what = node_text(c, at, 40);
     if (!backward_in_loop) {
-        rule_report(c, at, SEV_ERROR,
+        Finding *fd = rule_report(c, at, SEV_ERROR,
                     arena_printf(c->A,
                                  "%s keeps `%s`, which is still attached to the autograd graph, "
                                  "and no backward() in this loop frees it: every iteration's "
@@ -73,11 +90,12 @@ static void report(RuleCtx *c, const IrFunction *f, const IrValue *kept, uint32_
                                  where, what),
                     "store `.detach()` (or `.item()`, which syncs every step); or run the loop "
                     "under `with torch.no_grad():` if it only evaluates");
+        attach_detach_fix(c, fd, at);
         return;
     }
     bool scalar = is_scalar(kept);
     (void)f;
-    rule_report(c, at, scalar ? SEV_WARNING : SEV_ERROR,
+    Finding *fd = rule_report(c, at, scalar ? SEV_WARNING : SEV_ERROR,
                 scalar ? arena_printf(c->A,
                                       "%s keeps `%s`, a scalar still attached to the autograd "
                                       "graph: backward() freed its saved tensors, but every "
@@ -92,6 +110,7 @@ static void report(RuleCtx *c, const IrFunction *f, const IrValue *kept, uint32_
                 scalar ? "store `.detach()` (or `.item()`, which syncs with the GPU every step)"
                        : "`.detach()` frees the graph but not the storage: keep a reduction "
                          "(`.argmax(-1)`, a metric) or `.detach().cpu()`");
+    attach_detach_fix(c, fd, at);
 }
 
 /* losses.append(loss), history[k] = out, self.outputs.extend(...) */

@@ -3,6 +3,7 @@
  * add up across steps; or zero_grad() runs on every micro-step while step()
  * waits for an accumulation condition, which silently disables accumulation. */
 #include "analysis.h"
+#include "fixes.h"
 
 extern int ir_callee_function(const Ir *ir, const IrFunction *f, ValueId callee);
 
@@ -105,6 +106,34 @@ static uint32_t accumulation_guard(const Analysis *an, const IrFunction *f, cons
     return 0;
 }
 
+/* `<optimizer>.zero_grad()` on a new line after the step() statement, at its
+ * indentation (unsafe: where to zero is the author's call). */
+static void zero_grad_fix(RuleCtx *c, Finding *fd, const IrFunction *f, const IrValue *step,
+                          ValueId opt)
+{
+    uint32_t stmt = fix_statement(c, step->node);
+    if (!fd || stmt == UINT32_MAX || c->S->nodes[stmt].kind != N_SIMPLE_LINE)
+        return;
+    /* the optimizer as written at the call: `opt` in opt.step() or scaler.step(opt) */
+    const Node *callee = node_kid(c->S, &c->S->nodes[step->node], 0);
+    uint32_t who = step->args[0] && f->values.v[step->args[0]].nargs &&
+                           f->values.v[step->args[0]].args[0] == opt && callee
+                       ? node_kid_id(c->S, callee, 0)
+                       : an_call_arg_node(c->S, step->node, 0);
+    if (who == UINT32_MAX || who == step->node)
+        return;
+    const Node *line = &c->S->nodes[stmt];
+    uint32_t end = node_end(c->S, line);
+    const Token *last = &c->S->toks.v[line->end_tok - 1];
+    const char *nl = fix_newline(c->S);
+    const char *text = arena_printf(c->A, "%s%s%s.zero_grad()%s",
+                                    last->len == 0 ? nl : "", fix_indent(c, node_start(c->S, line)),
+                                    fix_text(c, who), last->len == 0 ? "" : nl);
+    Fix *fx = fix_new(c, FIX_UNSAFE, "insert zero_grad() after step()");
+    fix_edit(c, fx, end, end, text);
+    fd->fix = fx;
+}
+
 void rule_tg002(RuleCtx *c)
 {
     const Analysis *an = c->an;
@@ -124,7 +153,7 @@ void rule_tg002(RuleCtx *c)
                 continue;
             ZeroFacts z = zeroing_in_loop(an, f, h, recv);
             if (!z.any || !z.matches) {
-                rule_report(c, v->node, SEV_ERROR,
+                Finding *fd = rule_report(c, v->node, SEV_ERROR,
                             z.any ? "this loop resets the gradients of another optimizer but "
                                     "never this one's: its gradients add up across steps and "
                                     "training diverges"
@@ -134,6 +163,7 @@ void rule_tg002(RuleCtx *c)
                                     "training diverges",
                             "call `zero_grad()` on this optimizer right after its `step()` (with "
                             "gradient accumulation: after the guarded step)");
+                zero_grad_fix(c, fd, f, v, recv);
                 continue;
             }
             /* zero_grad() on every micro-step, step() held back by `% accum`:

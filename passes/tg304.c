@@ -2,6 +2,7 @@
  * ... written as a statement without the call. The attribute is evaluated and
  * thrown away; the training step silently skips the operation. */
 #include "analysis.h"
+#include "fixes.h"
 
 void rule_tg304(RuleCtx *c)
 {
@@ -27,12 +28,17 @@ void rule_tg304(RuleCtx *c)
                 continue;
             uint32_t len;
             const char *m = intern_str(&c->S->names, v->name, &len);
-            rule_report(c, v->node, SEV_ERROR,
+            Finding *fd = rule_report(c, v->node, SEV_ERROR,
                         arena_printf(c->A,
                                      "`.%.*s` is named but not called: the statement does "
                                      "nothing, so the %.*s never happens",
                                      (int)len, m, (int)len, m),
                         arena_printf(c->A, "add the parentheses: `.%.*s()`", (int)len, m));
+            if (fd) {
+                Fix *fx = fix_new(c, FIX_SAFE, "add the missing ()");
+                fix_edit(c, fx, fd->end, fd->end, "()");
+                fd->fix = fx;
+            }
         }
     }
 }
