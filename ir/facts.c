@@ -553,6 +553,8 @@ static void transfer(Facts *F, int fi, IrFunction *f, IrValue *v)
         set(v, ATT_DETACHED, 0);
         break;
     }
+    if ((v->flags & IRV_BACKWARD_RECV) && v->attach != ATT_DETACHED)
+        v->attach = ATT_ATTACHED;
     /* inside no_grad nothing new is attached */
     if (v->grad == GRAD_DISABLED && v->op != IR_PHI && v->op != IR_PARAM &&
         v->op != IR_GLOBAL && v->attach == ATT_ATTACHED && v->op != IR_ATTR)
@@ -582,9 +584,10 @@ static void run_function(Facts *F, int fi)
 }
 
 /* `x.backward()` only runs on a tensor attached to the graph: where the
- * analysis could not tell (an uncalled helper's parameters), the call
- * proves it. A refinement after the fixpoint, on the receiver only. */
-static void refine_by_backward(Ir *ir)
+ * analysis could not tell (an uncalled helper's parameters), the call proves
+ * it. The receivers are pinned before the fixpoint, so what is computed from
+ * them (loss * 2) sees it too. */
+static void pin_backward_receivers(Ir *ir)
 {
     uint32_t backward = intern(&ir->syn->names, "backward", 8);
     for (uint32_t fi = 0; fi < ir->funcs.n; fi++) {
@@ -597,14 +600,15 @@ static void refine_by_backward(Ir *ir)
             if (c->op != IR_ATTR || c->name != backward || !c->nargs)
                 continue;
             IrValue *r = &f->values.v[c->args[0]];
-            if (r->attach == ATT_MAYBE && r->grad != GRAD_DISABLED)
-                r->attach = ATT_ATTACHED;
+            if (r->grad != GRAD_DISABLED)
+                r->flags |= IRV_BACKWARD_RECV;
         }
     }
 }
 
 void ir_compute_facts(Ir *ir)
 {
+    pin_backward_receivers(ir);
     Facts F = {ir, ir->syn, false, 0, NULL, NULL};
     index_self_stores(&F);
     F.params = arena_zalloc(ir->syn->arena, (ir->funcs.n + 1) * sizeof *F.params);
@@ -618,5 +622,4 @@ void ir_compute_facts(Ir *ir)
         if (!F.changed)
             break;
     }
-    refine_by_backward(ir);
 }

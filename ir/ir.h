@@ -80,6 +80,7 @@ enum {
 enum {
     IRV_STMT = 1,          /* the whole expression of an expression statement */
     IRV_GRAD_FORCED = 2,   /* computed under an explicit torch.enable_grad() */
+    IRV_BACKWARD_RECV = 4, /* `.backward()` is called on it: it must be attached */
 };
 
 typedef struct IrValue {

@@ -97,3 +97,26 @@ bool fix_has_multiline_string(RuleCtx *c, uint32_t node)
     }
     return false;
 }
+
+uint32_t fix_after_statement(RuleCtx *c, uint32_t stmt, bool *at_eof)
+{
+    const Node *n = &c->S->nodes[stmt];
+    for (uint32_t t = n->end_tok; t-- > n->first_tok;) {
+        const Token *tok = &c->S->toks.v[t];
+        if (tok->kind == T_DEDENT)
+            continue;   /* zero-width, at the next line's first token */
+        *at_eof = tok->kind != T_NEWLINE || tok->len == 0;
+        return tok->start + tok->len;
+    }
+    *at_eof = true;
+    return node_end(c->S, n);
+}
+
+void fix_insert_line_after(RuleCtx *c, Fix *f, uint32_t stmt, const char *line)
+{
+    bool at_eof;
+    uint32_t at = fix_after_statement(c, stmt, &at_eof);
+    const char *nl = fix_newline(c->S);
+    fix_edit(c, f, at, at,
+             at_eof ? arena_printf(c->A, "%s%s", nl, line) : arena_printf(c->A, "%s%s", line, nl));
+}

@@ -22,6 +22,11 @@ uint32_t fix_parent(RuleCtx *c, uint32_t node);
 uint32_t fix_statement(RuleCtx *c, uint32_t node);
 /* The local name bound to the `torch` module, or NULL. */
 const char *fix_torch_alias(RuleCtx *c);
+/* The offset right after a statement's last line break (what follows it
+ * starts on a new line); *at_eof when the file ends without one there. */
+uint32_t fix_after_statement(RuleCtx *c, uint32_t stmt, bool *at_eof);
+/* Inserts `line` (without line break) as a new line after statement `stmt`. */
+void fix_insert_line_after(RuleCtx *c, Fix *f, uint32_t stmt, const char *line);
 /* Does the node's span contain a string token that runs over lines (which
  * re-indenting would change)? */
 bool fix_has_multiline_string(RuleCtx *c, uint32_t node);

@@ -60,7 +60,15 @@ static ZeroFacts zeroing_in_loop(const Analysis *an, const IrFunction *f, BlockI
     uint32_t owner = optimizer_model_name(f, opt);
     for (uint32_t i = 1; i < f->values.n; i++) {
         const IrValue *v = &f->values.v[i];
-        if (!an_in_loop(f, v->block, h) || !(an_value_effects(an, f, i) & EFF_ZERO_GRAD))
+        if (!an_in_loop(f, v->block, h))
+            continue;
+        /* `optimizer.zero_grad` without (): the author meant to zero; TG304
+         * reports it, and its fix makes it so */
+        if (v->op == IR_ATTR && (v->flags & IRV_STMT) && v->name == an->n_zero_grad) {
+            z.any = z.matches = true;
+            continue;
+        }
+        if (!(an_value_effects(an, f, i) & EFF_ZERO_GRAD))
             continue;
         z.any = true;
         ValueId recv;
@@ -123,14 +131,10 @@ static void zero_grad_fix(RuleCtx *c, Finding *fd, const IrFunction *f, const Ir
     if (who == UINT32_MAX || who == step->node)
         return;
     const Node *line = &c->S->nodes[stmt];
-    uint32_t end = node_end(c->S, line);
-    const Token *last = &c->S->toks.v[line->end_tok - 1];
-    const char *nl = fix_newline(c->S);
-    const char *text = arena_printf(c->A, "%s%s%s.zero_grad()%s",
-                                    last->len == 0 ? nl : "", fix_indent(c, node_start(c->S, line)),
-                                    fix_text(c, who), last->len == 0 ? "" : nl);
     Fix *fx = fix_new(c, FIX_UNSAFE, "insert zero_grad() after step()");
-    fix_edit(c, fx, end, end, text);
+    fix_insert_line_after(c, fx, stmt,
+                          arena_printf(c->A, "%s%s.zero_grad()",
+                                       fix_indent(c, node_start(c->S, line)), fix_text(c, who)));
     fd->fix = fx;
 }
 

@@ -2,6 +2,7 @@
  * autograd recording: after model.eval(), in an eval/test/predict function, or
  * in a loop that never calls backward(). */
 #include "analysis.h"
+#include "fixes.h"
 #include <string.h>
 
 static bool starts_with(const char *s, uint32_t len, const char *p)
@@ -24,6 +25,11 @@ static bool evaluation_name(const Syntax *S, uint32_t name)
     return starts_with(s, len, "eval") || starts_with(s, len, "valid") ||
            starts_with(s, len, "test") || starts_with(s, len, "predict") ||
            starts_with(s, len, "infer");
+}
+
+static bool in_region_after_eval(const char *region)
+{
+    return strcmp(region, "after model.eval()") == 0;   /* no clear block to wrap */
 }
 
 static bool is_unit_test_name(const Syntax *S, uint32_t name)
@@ -55,9 +61,64 @@ static bool retained_in(const RuleCtx *c, const IrFunction *f)
     return false;
 }
 
-static void report(RuleCtx *c, const IrFunction *f, const IrValue *call, const char *region)
+/* @torch.no_grad() on the evaluation function. */
+static Fix *decorate_fix(RuleCtx *c, const IrFunction *f, const char *torch)
 {
-    rule_report(c, call->node, retained_in(c, f) ? SEV_ERROR : SEV_WARNING,
+    const Node *def = &c->S->nodes[f->node];
+    uint32_t at = fix_line_start(c->S, node_start(c->S, def));
+    Fix *fx = fix_new(c, FIX_SAFE, "decorate the function with @torch.no_grad()");
+    fix_edit(c, fx, at, at,
+             arena_printf(c->A, "%s@%s.no_grad()%s", fix_indent(c, node_start(c->S, def)), torch,
+                          fix_newline(c->S)));
+    return fx;
+}
+
+/* `with torch.no_grad():` around the evaluation loop, re-indenting its lines
+ * by the file's indentation step. Not offered when re-indenting would change
+ * a multi-line string. */
+static Fix *wrap_fix(RuleCtx *c, uint32_t loop, const char *torch)
+{
+    const Node *n = &c->S->nodes[loop];
+    if (fix_has_multiline_string(c, loop))
+        return NULL;
+    uint32_t first = fix_line_start(c->S, node_start(c->S, n));
+    const char *indent = fix_indent(c, first);
+    /* the step: the body's indentation minus the header's */
+    const Node *block = NULL;
+    FOR_EACH_KID(n, kid)
+        if (c->S->nodes[kid].kind == N_BLOCK && !block)
+            block = &c->S->nodes[kid];
+    const char *body = block && node_nkids(c->S, block)
+                           ? fix_indent(c, node_start(c->S, node_kid(c->S, block, 0)))
+                           : NULL;
+    size_t il = strlen(indent);
+    if (!body || strlen(body) <= il || strncmp(body, indent, il) != 0)
+        return NULL;
+    const char *step = body + il;
+    bool at_eof;
+    uint32_t end = fix_after_statement(c, loop, &at_eof);
+    Fix *fx = fix_new(c, FIX_SAFE, "wrap the loop in `with torch.no_grad():`");
+    fix_edit(c, fx, first, first,
+             arena_printf(c->A, "%swith %s.no_grad():%s%s", indent, torch, fix_newline(c->S), step));
+    for (uint32_t p = first; p < end; p++) {
+        char ch = c->S->src[p];
+        if (ch != '\n' && ch != '\r')
+            continue;
+        uint32_t next = p + 1 + (ch == '\r' && p + 1 < end && c->S->src[p + 1] == '\n');
+        p = next - 1;
+        if (next >= end)
+            break;
+        char nc = c->S->src[next];
+        if (nc != '\n' && nc != '\r')   /* leave blank lines blank */
+            fix_edit(c, fx, next, next, step);
+    }
+    return fx;
+}
+
+static void report(RuleCtx *c, const IrFunction *f, const IrValue *call, const char *region,
+                   bool named)
+{
+    Finding *fd = rule_report(c, call->node, retained_in(c, f) ? SEV_ERROR : SEV_WARNING,
                 arena_printf(c->A,
                              "the model runs %s with autograd recording: activations are kept "
                              "for a backward() that never comes (about the training activation "
@@ -65,6 +126,20 @@ static void report(RuleCtx *c, const IrFunction *f, const IrValue *call, const c
                              region),
                 "wrap the region in `with torch.no_grad():` (or decorate the function with "
                 "`@torch.no_grad()`)");
+    const char *torch = fix_torch_alias(c);
+    if (!fd || !torch)
+        return;
+    if (named) {
+        fd->fix = decorate_fix(c, f, torch);
+        return;
+    }
+    /* a loop: the outermost statement of the innermost loop around the call */
+    uint32_t loop = call->node;
+    while (loop != UINT32_MAX && c->S->nodes[loop].kind != N_FOR &&
+           c->S->nodes[loop].kind != N_WHILE)
+        loop = fix_parent(c, loop);
+    if (loop != UINT32_MAX && !in_region_after_eval(region))
+        fd->fix = wrap_fix(c, loop, torch);
 }
 
 /* An evaluation loop goes over data: the loop iterates something other than
@@ -139,7 +214,8 @@ void rule_tg003(RuleCtx *c)
             if (named || eval_region || eval_loop) {
                 report(c, f, v,
                        named ? "in an evaluation function"
-                       : eval_region ? "after model.eval()" : "in a loop that never calls backward()");
+                       : eval_region ? "after model.eval()" : "in a loop that never calls backward()",
+                       named);
                 break;   /* one finding per function: the fix covers the region */
             }
         }

@@ -1,6 +1,8 @@
 /* TG004 starved-dataloader: a DataLoader feeding a GPU training loop loads and
  * collates every batch on the main thread (num_workers=0). */
 #include "analysis.h"
+#include "fixes.h"
+#include <string.h>
 
 /* The keyword argument `name` of a call, or 0. */
 static ValueId kwarg(const IrValue *v, uint32_t name)
@@ -51,6 +53,86 @@ static bool is_false(const Syntax *S, const IrFunction *f, ValueId v)
     return x->op == IR_CONST && x->node && S->toks.v[S->nodes[x->node].first_tok].kind == T_KW_FALSE;
 }
 
+/* The first top-level import statement (not `from __future__`), where an
+ * `import os` can go. */
+static uint32_t first_import_line(RuleCtx *c)
+{
+    const Node *root = &c->S->nodes[c->S->root];
+    FOR_EACH_KID(root, stmt) {
+        const Node *n = &c->S->nodes[stmt];
+        if (n->kind != N_SIMPLE_LINE)
+            continue;
+        const Node *k = node_kid(c->S, n, 0);
+        if (!k || (k->kind != N_IMPORT && k->kind != N_IMPORT_FROM))
+            continue;
+        const Node *mod = node_kid(c->S, k, 0);
+        if (k->kind == N_IMPORT_FROM && mod && mod->kind == N_DOTTED_NAME &&
+            node_end(c->S, mod) - node_start(c->S, mod) == 10 &&
+            memcmp(c->S->src + node_start(c->S, mod), "__future__", 10) == 0)
+            continue;
+        return stmt;
+    }
+    return UINT32_MAX;
+}
+
+static bool imports_os(RuleCtx *c)
+{
+    const IrFunction *m = &c->ir->funcs.v[0];
+    for (uint32_t i = 1; i < m->values.n; i++)
+        if (m->values.v[i].op == IR_GLOBAL && an_qual_is(c->an, m->values.v[i].qual, "os") &&
+            an_qual_is(c->an, m->values.v[i].name, "os"))
+            return true;
+    return false;
+}
+
+/* num_workers=min(8, os.cpu_count()), pin_memory=True, persistent_workers=True
+ * (unsafe: worker processes change how the dataset is used) */
+static void workers_fix(RuleCtx *c, Finding *fd, const IrFunction *f, const IrValue *v,
+                        ValueId workers, ValueId pin)
+{
+    const Node *call = &c->S->nodes[v->node];
+    const Node *args = node_kid(c->S, call, 1);
+    if (!args || args->kind != N_ARGUMENTS)
+        return;
+    FOR_EACH_KID(args, a)
+        if (c->S->nodes[a].kind == N_DOUBLE_STARRED)
+            return;   /* **kwargs may already set them */
+    uint32_t import_at = UINT32_MAX;
+    if (!imports_os(c) && (import_at = first_import_line(c)) == UINT32_MAX)
+        return;
+    Fix *fx = fix_new(c, FIX_UNSAFE, "load batches in worker processes");
+    if (import_at != UINT32_MAX) {
+        uint32_t at = fix_line_start(c->S, node_start(c->S, &c->S->nodes[import_at]));
+        fix_edit(c, fx, at, at, arena_printf(c->A, "import os%s", fix_newline(c->S)));
+    }
+    if (workers) {   /* num_workers=0: replace the value */
+        const Node *wn = &c->S->nodes[f->values.v[workers].node];
+        fix_edit(c, fx, node_start(c->S, wn), node_end(c->S, wn), "min(8, os.cpu_count())");
+    }
+    /* the keyword arguments still missing, before ')' */
+    const char *parts[3];
+    int n = 0;
+    if (!workers)
+        parts[n++] = "num_workers=min(8, os.cpu_count())";
+    if (!pin)
+        parts[n++] = "pin_memory=True";
+    if (!kwarg(v, intern(&c->S->names, "persistent_workers", 18)))
+        parts[n++] = "persistent_workers=True";
+    const Token *close = &c->S->toks.v[args->end_tok - 1];
+    const Token *before = &c->S->toks.v[args->end_tok - 2];
+    const char *text = "";
+    for (int i = 0; i < n; i++)
+        text = arena_printf(c->A, "%s%s%s", text, i ? ", " : "", parts[i]);
+    if (n && before->kind == T_COMMA) {   /* keep the trailing-comma layout */
+        uint32_t at = before->start + before->len;
+        fix_edit(c, fx, at, at, arena_printf(c->A, " %s,", text));
+    } else if (n) {
+        fix_edit(c, fx, close->start, close->start,
+                 arena_printf(c->A, "%s%s", before->kind == T_LPAR ? "" : ", ", text));
+    }
+    fd->fix = fx;
+}
+
 void rule_tg004(RuleCtx *c)
 {
     const Analysis *an = c->an;
@@ -74,7 +156,7 @@ void rule_tg004(RuleCtx *c)
                                      ? "; batches move with non_blocking=True but pin_memory is "
                                        "not set, so those copies are synchronous anyway"
                                      : "";
-            rule_report(c, v->node, SEV_WARNING,
+            Finding *fd = rule_report(c, v->node, SEV_WARNING,
                         arena_printf(c->A,
                                      "this DataLoader feeds a GPU training loop with %s: one "
                                      "CPU thread loads and collates every batch while the GPU "
@@ -83,6 +165,8 @@ void rule_tg004(RuleCtx *c)
                                      remark),
                         "pass `num_workers=min(8, os.cpu_count())`, `pin_memory=True` and "
                         "`persistent_workers=True`");
+            if (fd)
+                workers_fix(c, fd, f, v, workers, pin_arg);
         }
     }
 }

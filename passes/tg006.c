@@ -2,6 +2,7 @@
  * model.train() before the next backward(): dropout stays off and BatchNorm
  * statistics stay frozen for the rest of training. */
 #include "analysis.h"
+#include "fixes.h"
 #include <string.h>
 
 /* Does the model depend on train/eval mode? Unknown classes (HF, torchvision)
@@ -48,6 +49,41 @@ static bool find_eval(const Analysis *an, const IrFunction *g, ValueId *at, Valu
 
 extern int ir_callee_function(const Ir *ir, const IrFunction *f, ValueId callee);
 
+/* `<model>.train()` after the evaluation block: after the block that holds a
+ * direct model.eval() (the if-body of "every N steps", or the loop body), or
+ * after the statement that calls the evaluating helper. */
+static void train_fix(RuleCtx *c, Finding *fd, const IrFunction *f, const IrValue *v, bool direct)
+{
+    uint32_t stmt = fix_statement(c, v->node);
+    if (stmt == UINT32_MAX || c->S->nodes[stmt].kind != N_SIMPLE_LINE)
+        return;
+    uint32_t model_node = UINT32_MAX;
+    if (direct) {
+        const Node *callee = node_kid(c->S, &c->S->nodes[v->node], 0);
+        model_node = callee ? node_kid_id(c->S, callee, 0) : UINT32_MAX;
+    } else {
+        for (uint32_t a = 1; a < v->nargs && model_node == UINT32_MAX; a++)
+            if (f->values.v[v->args[a]].roles & ROLE_MODEL)
+                model_node = an_call_arg_node(c->S, v->node, a - 1);
+    }
+    if (model_node == UINT32_MAX || model_node == v->node)
+        return;
+    uint32_t after = stmt;
+    if (direct) {   /* the last statement of the block holding model.eval() */
+        uint32_t block = fix_parent(c, stmt);
+        if (block == UINT32_MAX || c->S->nodes[block].kind != N_BLOCK)
+            return;
+        const Node *b = &c->S->nodes[block];
+        after = node_kid_id(c->S, b, node_nkids(c->S, b) - 1);
+    }
+    Fix *fx = fix_new(c, FIX_UNSAFE, "insert model.train() after the evaluation block");
+    fix_insert_line_after(c, fx, after,
+                          arena_printf(c->A, "%s%s.train()",
+                                       fix_indent(c, node_start(c->S, &c->S->nodes[stmt])),
+                                       fix_text(c, model_node)));
+    fd->fix = fx;
+}
+
 void rule_tg006(RuleCtx *c)
 {
     const Analysis *an = c->an;
@@ -77,7 +113,7 @@ void rule_tg006(RuleCtx *c)
             uint32_t len = node_end(c->S, rn) - node_start(c->S, rn);
             const char *who = len && len < 40 ? arena_strndup(c->A, c->S->src + node_start(c->S, rn), len)
                                               : "model";
-            rule_report(c, g->values.v[at].node, SEV_ERROR,
+            Finding *fd = rule_report(c, g->values.v[at].node, SEV_ERROR,
                         arena_printf(c->A,
                                      "%s.eval() runs inside the training loop and no %s.train() "
                                      "follows before the next backward(): from here on dropout "
@@ -85,6 +121,8 @@ void rule_tg006(RuleCtx *c)
                                      "training",
                                      who, who),
                         arena_printf(c->A, "call `%s.train()` after the evaluation block", who));
+            if (fd)
+                train_fix(c, fd, f, v, g == f);
         }
     }
 }

@@ -101,6 +101,32 @@ for f in tests/cases/rules/*/*.py; do
     compare "$TMP/out" "${f%.py}.findings" "$name" && passed=$((passed + 1))
 done
 
+# Fixes: tests/cases/fixes/X.py -> X.fixed.py (pfc lint --fix --unsafe-fixes on a
+# copy). The fixed file must parse, and fixing it again must change nothing.
+for f in tests/cases/fixes/*.py; do
+    [ -e "$f" ] || continue
+    case "$f" in *.fixed.py) continue ;; esac
+    name=${f#tests/cases/}
+    ext=${f##*.}
+    cp "$f" "$TMP/work.$ext"
+    (cd "$TMP" && "$PFC" lint --no-cache --fix --unsafe-fixes --select ALL "work.$ext") > /dev/null 2>&1
+    if cmp -s "$f" "$TMP/work.$ext"; then
+        fail "$name" "no fix was applied"
+        continue
+    fi
+    if ! "$PFC" emit "$TMP/work.$ext" > /dev/null 2>&1; then
+        fail "$name" "the fixed file does not parse"
+        continue
+    fi
+    cp "$TMP/work.$ext" "$TMP/once.$ext"
+    (cd "$TMP" && "$PFC" lint --no-cache --fix --unsafe-fixes --select ALL "work.$ext") > /dev/null 2>&1
+    if ! cmp -s "$TMP/work.$ext" "$TMP/once.$ext"; then
+        fail "$name" "a second --fix changed the file again"
+        continue
+    fi
+    compare "$TMP/work.$ext" "${f%.py}.fixed.py" "$name" && passed=$((passed + 1))
+done
+
 # IR dumps: tests/cases/ir/X.py -> X.ir
 for f in tests/cases/ir/*.py; do
     [ -e "$f" ] || continue

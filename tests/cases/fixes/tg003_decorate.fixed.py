@@ -1,0 +1,17 @@
+# TG003: an evaluation function gets @torch.no_grad(), above its decorators.
+import functools
+
+import torch
+
+
+class Evaluator:
+    @torch.no_grad()
+    @functools.lru_cache(maxsize=None)
+    def evaluate(self, model, loader):
+        correct = 0
+        for x, y in loader:
+            correct += (model(x).argmax(-1) == y).sum().item()
+        return correct
+
+
+Evaluator().evaluate(torch.nn.Linear(2, 2), [])

@@ -1,0 +1,19 @@
+# TG005: the softmax is dropped, in function and method form, also when the
+# call is split over lines.
+import torch.nn.functional as F
+
+
+def train(model, loader, opt):
+    for x, y in loader:
+        a = F.cross_entropy(
+            F.softmax(model(x),
+                      dim=-1),
+            y,
+        )
+        b = F.cross_entropy(model(x).softmax(-1), y)
+        (a + b).backward()
+        opt.step()
+        opt.zero_grad()
+
+
+train(None, [], None)
