@@ -12,6 +12,8 @@ int cmd_lint(int argc, char **argv);
 typedef enum EmitMode { EMIT_SOURCE, EMIT_DUMP_CST, EMIT_DUMP_IR } EmitMode;
 int cmd_emit(int argc, char **argv, EmitMode mode);
 int cmd_debug_corpus(int argc, char **argv);
+int cmd_gpus(int argc, char **argv);
+int cmd_archs(int argc, char **argv);
 int cmd_debug_bench(int argc, char **argv);
 
 /* "3.9".."3.13" or "py39".."py313" -> minor version; -1 if invalid. */

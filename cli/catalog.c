@@ -1,0 +1,39 @@
+/* pfc gpus / pfc archs: what the estimator knows by name. */
+#include "../estimator/arch.h"
+#include "../estimator/gpu.h"
+#include "cli.h"
+#include <stdio.h>
+
+static double gib(uint64_t bytes) { return (double)bytes / (double)(1ull << 30); }
+
+int cmd_gpus(int argc, char **argv)
+{
+    (void)argv;
+    if (argc)
+        return usage_error("gpus takes no arguments");
+    size_t n;
+    const Gpu *g = gpu_all(&n);
+    printf("%-14s %-30s %9s %12s  %s\n", "GPU", "name", "marketed", "usable", "bf16");
+    for (size_t i = 0; i < n; i++)
+        printf("%-14s %-30s %7u GB %8.1f GiB  %s\n", g[i].id, g[i].name, g[i].marketed_gb,
+               gib(g[i].usable_bytes), g[i].bf16 ? "yes" : "no");
+    const Instance *in = instance_all(&n);
+    printf("\n%-28s %-6s %s\n", "instance", "cloud", "GPUs");
+    for (size_t i = 0; i < n; i++)
+        printf("%-28s %-6s %u x %s\n", in[i].name, in[i].provider, in[i].count, in[i].gpu_id);
+    return EXIT_CLEAN;
+}
+
+int cmd_archs(int argc, char **argv)
+{
+    (void)argv;
+    if (argc)
+        return usage_error("archs takes no arguments");
+    size_t n;
+    const Arch *a = arch_all(&n);
+    printf("%-55s %-8s %6s %7s %15s\n", "model", "family", "layers", "hidden", "parameters");
+    for (size_t i = 0; i < n; i++)
+        printf("%-55s %-8s %6u %7u %15llu\n", a[i].name, arch_family_name(a[i].family),
+               a[i].layers, a[i].hidden, (unsigned long long)arch_params(&a[i]));
+    return EXIT_CLEAN;
+}

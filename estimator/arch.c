@@ -1,0 +1,181 @@
+/* Parameter counts by family, from the published configurations in
+ * archs.def. Each function sums the model's tensors as its reference
+ * implementation defines them (Hugging Face transformers, torchvision). */
+#include "arch.h"
+#include <string.h>
+#include <strings.h>
+
+static const Arch archs[] = {
+#define ARCH(name, fam, d, l, h, kv, hd, ff, v, p, tied, extra) \
+    {name, FAM_##fam, d, l, h, kv, hd, ff, v, p, tied, extra},
+#include "archs.def"
+#undef ARCH
+};
+
+const Arch *arch_all(size_t *n)
+{
+    *n = sizeof archs / sizeof archs[0];
+    return archs;
+}
+
+const Arch *arch_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof archs / sizeof archs[0]; i++) {
+        const char *full = archs[i].name, *slash = strchr(full, '/');
+        if (strcasecmp(full, name) == 0 || (slash && strcasecmp(slash + 1, name) == 0))
+            return &archs[i];
+    }
+    return NULL;
+}
+
+const char *arch_family_name(ArchFamily f)
+{
+    static const char *const names[] = {"gpt2", "gpt_neox", "opt", "llama", "phi", "bert",
+                                        "t5", "resnet", "vit"};
+    return names[f];
+}
+
+uint32_t arch_head_dim(const Arch *a)
+{
+    return a->head_dim ? a->head_dim : a->heads ? a->hidden / a->heads : 0;
+}
+
+typedef uint64_t u64;
+
+static u64 linear(u64 in, u64 out, bool bias) { return in * out + (bias ? out : 0); }
+static u64 layer_norm(u64 d) { return 2 * d; }   /* weight and bias */
+
+/* GPT-2: wte, wpe; per block ln_1, c_attn, c_proj, ln_2, c_fc, c_proj; ln_f; tied head */
+static u64 gpt2(const Arch *a)
+{
+    u64 d = a->hidden, ff = a->intermediate;
+    u64 block = layer_norm(d) + linear(d, 3 * d, true) + linear(d, d, true) + layer_norm(d) +
+                linear(d, ff, true) + linear(ff, d, true);
+    return (u64)a->vocab * d + (u64)a->positions * d + a->layers * block + layer_norm(d);
+}
+
+/* GPT-NeoX: embed_in; per layer two LayerNorms, fused qkv and dense with
+ * biases, MLP with biases; final LayerNorm; embed_out without bias */
+static u64 neox(const Arch *a)
+{
+    u64 d = a->hidden, ff = a->intermediate;
+    u64 block = 2 * layer_norm(d) + linear(d, 3 * d, true) + linear(d, d, true) +
+                linear(d, ff, true) + linear(ff, d, true);
+    return (u64)a->vocab * d + a->layers * block + layer_norm(d) +
+           (a->tied ? 0 : (u64)a->vocab * d);
+}
+
+/* OPT: tokens, learned positions with 2 reserved slots; q/k/v/out with
+ * biases, two LayerNorms, fc1/fc2; final LayerNorm; tied head */
+static u64 opt(const Arch *a)
+{
+    u64 d = a->hidden, ff = a->intermediate;
+    u64 block = 4 * linear(d, d, true) + 2 * layer_norm(d) + linear(d, ff, true) +
+                linear(ff, d, true);
+    return (u64)a->vocab * d + ((u64)a->positions + 2) * d + a->layers * block + layer_norm(d);
+}
+
+/* Llama, Mistral, Qwen2 (q/k/v biases), Gemma: RMSNorm weights only, SwiGLU */
+static u64 llama(const Arch *a)
+{
+    u64 d = a->hidden, hd = arch_head_dim(a), q = (u64)a->heads * hd, kv = (u64)a->kv_heads * hd;
+    bool qkv_bias = a->extra == 1;
+    u64 block = linear(d, q, qkv_bias) + 2 * linear(d, kv, qkv_bias) + linear(q, d, false) +
+                3 * linear(d, a->intermediate, false) + 2 * d;
+    return (u64)a->vocab * d + a->layers * block + d + (a->tied ? 0 : (u64)a->vocab * d);
+}
+
+/* Phi-2: one LayerNorm per block (parallel attention and MLP), biases
+ * everywhere, final LayerNorm, head with bias */
+static u64 phi(const Arch *a)
+{
+    u64 d = a->hidden, ff = a->intermediate;
+    u64 block = layer_norm(d) + 4 * linear(d, d, true) + linear(d, ff, true) + linear(ff, d, true);
+    return (u64)a->vocab * d + a->layers * block + layer_norm(d) + linear(d, a->vocab, true);
+}
+
+/* BERT/RoBERTa (the base model with pooler): word, position and token-type
+ * embeddings with a LayerNorm; q/k/v/o, two LayerNorms, MLP; pooler */
+static u64 bert(const Arch *a)
+{
+    u64 d = a->hidden, ff = a->intermediate;
+    u64 emb = ((u64)a->vocab + a->positions + a->extra) * d + layer_norm(d);
+    u64 block = 4 * linear(d, d, true) + 2 * layer_norm(d) + linear(d, ff, true) +
+                linear(ff, d, true);
+    return emb + a->layers * block + linear(d, d, true);
+}
+
+/* T5 v1.0: shared embedding (tied head); encoder blocks with self-attention
+ * and ReLU FF, decoder blocks add cross-attention; RMS LayerNorms; relative
+ * attention bias (32 buckets) in each stack's first block */
+static u64 t5(const Arch *a)
+{
+    u64 d = a->hidden, inner = (u64)a->heads * arch_head_dim(a), ff = a->intermediate;
+    u64 attn = 4 * d * inner, ffn = 2 * d * ff;
+    u64 enc = a->layers * (attn + ffn + 2 * d) + 32 * a->heads + d;
+    u64 dec = a->extra * (2 * attn + ffn + 3 * d) + 32 * a->heads + d;
+    return (u64)a->vocab * d + enc + dec;
+}
+
+static u64 conv(u64 in, u64 out, u64 k) { return in * out * k * k; }
+static u64 batch_norm(u64 c) { return 2 * c; }
+
+/* torchvision ResNet: basic blocks (18, 34) or bottlenecks (50, 101, 152) */
+static u64 resnet(const Arch *a)
+{
+    static const struct { uint32_t depth, blocks[4]; bool bottleneck; } cfg[] = {
+        {18, {2, 2, 2, 2}, false}, {34, {3, 4, 6, 3}, false}, {50, {3, 4, 6, 3}, true},
+        {101, {3, 4, 23, 3}, true}, {152, {3, 8, 36, 3}, true},
+    };
+    size_t k = 0;
+    while (k < sizeof cfg / sizeof cfg[0] && cfg[k].depth != a->layers)
+        k++;
+    if (k == sizeof cfg / sizeof cfg[0])
+        return 0;
+    u64 expansion = cfg[k].bottleneck ? 4 : 1;
+    u64 total = conv(3, 64, 7) + batch_norm(64), in = 64;
+    for (int stage = 0; stage < 4; stage++) {
+        u64 planes = 64u << stage;
+        for (uint32_t b = 0; b < cfg[k].blocks[stage]; b++) {
+            bool downsample = b == 0 && (stage > 0 || in != planes * expansion);
+            if (cfg[k].bottleneck)
+                total += conv(in, planes, 1) + batch_norm(planes) + conv(planes, planes, 3) +
+                         batch_norm(planes) + conv(planes, planes * 4, 1) + batch_norm(planes * 4);
+            else
+                total += conv(in, planes, 3) + batch_norm(planes) + conv(planes, planes, 3) +
+                         batch_norm(planes);
+            if (downsample)
+                total += conv(in, planes * expansion, 1) + batch_norm(planes * expansion);
+            in = planes * expansion;
+        }
+    }
+    return total + linear(in, a->vocab, true);
+}
+
+/* torchvision ViT: patch projection, class token, positions; pre-norm
+ * encoder blocks; final LayerNorm; classification head */
+static u64 vit(const Arch *a)
+{
+    u64 d = a->hidden, ff = a->intermediate, patch = a->extra;
+    u64 tokens = ((u64)a->positions / patch) * ((u64)a->positions / patch) + 1;
+    u64 block = layer_norm(d) + linear(d, 3 * d, true) + linear(d, d, true) + layer_norm(d) +
+                linear(d, ff, true) + linear(ff, d, true);
+    return conv(3, d, patch) + d + d + tokens * d + a->layers * block + layer_norm(d) +
+           linear(d, a->vocab, true);
+}
+
+uint64_t arch_params(const Arch *a)
+{
+    switch (a->family) {
+    case FAM_GPT2: return gpt2(a);
+    case FAM_NEOX: return neox(a);
+    case FAM_OPT: return opt(a);
+    case FAM_LLAMA: return llama(a);
+    case FAM_PHI: return phi(a);
+    case FAM_BERT: return bert(a);
+    case FAM_T5: return t5(a);
+    case FAM_RESNET: return resnet(a);
+    case FAM_VIT: return vit(a);
+    }
+    return 0;
+}
