@@ -13,6 +13,7 @@ typedef enum EmitMode { EMIT_SOURCE, EMIT_DUMP_CST, EMIT_DUMP_IR } EmitMode;
 int cmd_emit(int argc, char **argv, EmitMode mode);
 int cmd_debug_corpus(int argc, char **argv);
 int cmd_gpus(int argc, char **argv);
+int cmd_estimate(int argc, char **argv);
 int cmd_archs(int argc, char **argv);
 int cmd_debug_bench(int argc, char **argv);
 

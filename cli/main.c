@@ -21,6 +21,7 @@ static const char usage_text[] =
     "  dump-ir FILE [--fn NAME] print the SSA IR with its lattice facts\n"
     "  emit FILE                parse and re-emit FILE to stdout (exit 1 on syntax errors)\n"
     "  explain CODE             what a rule finds, why, what it costs, how to fix it\n"
+    "  estimate SCRIPT [--json] parameters, weights, gradients, optimizer state (peak: next)\n"
     "  gpus                     the GPUs and cloud instances known by name\n"
     "  archs                    the model architectures built in, with parameter counts\n"
     "  version                  print the version\n"
@@ -167,6 +168,8 @@ int main(int argc, char **argv)
         return cmd_debug_corpus(argc - 2, argv + 2);
     if (strcmp(cmd, "debug-bench") == 0)
         return cmd_debug_bench(argc - 2, argv + 2);
+    if (strcmp(cmd, "estimate") == 0)
+        return cmd_estimate(argc - 2, argv + 2);
     if (strcmp(cmd, "gpus") == 0)
         return cmd_gpus(argc - 2, argv + 2);
     if (strcmp(cmd, "archs") == 0)
