@@ -2,6 +2,7 @@
  * 0 success/no findings, 1 findings, 2 usage, configuration or internal error. */
 #ifndef PFC_CLI_H
 #define PFC_CLI_H
+#include "../parser/parser.h"
 #include <stdbool.h>
 
 #define PFC_VERSION "0.1.0"
@@ -16,6 +17,10 @@ int cmd_gpus(int argc, char **argv);
 int cmd_estimate(int argc, char **argv);
 int cmd_archs(int argc, char **argv);
 int cmd_debug_bench(int argc, char **argv);
+
+/* Reads and parses a file (the caller frees *src and the arena); returns -1,
+ * or EXIT_USAGE after saying why the file could not be read. */
+int cli_parse_file(const char *path, char **src, Arena *arena, Syntax *s);
 
 /* "3.9".."3.13" or "py39".."py313" -> minor version; -1 if invalid. */
 int parse_target_version(const char *s);

@@ -5,7 +5,6 @@
 #include "../base/buf.h"
 #include "../estimator/estimate.h"
 #include "cli.h"
-#include "files.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,16 +84,10 @@ int cmd_estimate(int argc, char **argv)
     if (!path)
         return usage_error("estimate expects a script");
     char *src;
-    uint32_t len;
-    const char *err;
-    if (!read_source(path, &src, &len, &err)) {
-        fprintf(stderr, "pfc: error: cannot read '%s': %s\n", path, err);
-        return EXIT_USAGE;
-    }
     Arena arena;
-    arena_init(&arena);
     Syntax s;
-    parse_file(&s, src, len, &arena);
+    if (cli_parse_file(path, &src, &arena, &s) >= 0)
+        return EXIT_USAGE;
     const char *why = NULL;
     EstimateConfig cfg;
     Estimate e;

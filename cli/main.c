@@ -64,6 +64,19 @@ int parse_target_version(const char *s)
     return minor >= PY_MINOR_MIN && minor <= PY_MINOR_MAX ? minor : -1;
 }
 
+int cli_parse_file(const char *path, char **src, Arena *arena, Syntax *s)
+{
+    uint32_t len;
+    const char *err;
+    if (!read_source(path, src, &len, &err)) {
+        fprintf(stderr, "pfc: error: cannot read '%s': %s\n", path, err);
+        return EXIT_USAGE;
+    }
+    arena_init(arena);
+    parse_file(s, *src, len, arena);
+    return -1;
+}
+
 /* pfc emit FILE / pfc dump-cst FILE / pfc dump-ir FILE [--fn NAME] [--target-version 3.X] */
 int cmd_emit(int argc, char **argv, EmitMode mode)
 {
@@ -87,16 +100,10 @@ int cmd_emit(int argc, char **argv, EmitMode mode)
     if (!path)
         return usage_error("expected a file");
     char *src;
-    uint32_t len;
-    const char *err;
-    if (!read_source(path, &src, &len, &err)) {
-        fprintf(stderr, "pfc: error: cannot read '%s': %s\n", path, err);
-        return EXIT_USAGE;
-    }
     Arena arena;
-    arena_init(&arena);
     Syntax s;
-    parse_file(&s, src, len, &arena);
+    if (cli_parse_file(path, &src, &arena, &s) >= 0)
+        return EXIT_USAGE;
     parse_check_target(&s, target);
     Buf out = {0};
     if (mode == EMIT_DUMP_IR) {
