@@ -883,9 +883,13 @@ static TomlValue *parse_value(Parser *ps, uint32_t depth)
 
 /* ---- key/value pairs and headers ------------------------------------------------ */
 
-/* Walks the parent parts of a dotted key from t, creating tables as needed. */
-static TomlValue *resolve_dotted(Parser *ps, TomlValue *t)
+/* Walks the parent parts of a key from t, creating missing tables. The two
+ * callers differ in what they may walk through: a [header] goes through an
+ * array of tables to its last element and may extend a [header] table; a
+ * dotted key may do neither. */
+static TomlValue *resolve_parents(Parser *ps, TomlValue *t, bool header)
 {
+    const char *what = header ? "header " : "dotted key ";
     for (uint32_t i = 0; i + 1 < ps->nkey; i++) {
         const KeyPart *kp = &ps->key[i];
         const TomlEntry *e = table_find(t, kp->s, kp->len);
@@ -896,14 +900,17 @@ static TomlValue *resolve_dotted(Parser *ps, TomlValue *t)
             table_add(ps->arena, t, kp->s, kp->len, child);
         } else {
             child = e->value;
+            if (header && child->kind == TOML_ARRAY && (child->flags & ARR_OF_TABLES))
+                child = child->u.arr.v[child->u.arr.n - 1];
             if (child->kind != TOML_TABLE)
-                return fail_null(ps, kp->at, key_msg(ps, "dotted key ", " goes through a value that is not a table"));
+                return fail_null(ps, kp->at, key_msg(ps, what, " goes through a value that is not a table"));
             if (child->flags & TBL_INLINE)
-                return fail_null(ps, kp->at, key_msg(ps, "dotted key ", " adds to an inline table"));
-            if (child->flags & TBL_HEADER)
-                return fail_null(ps, kp->at, key_msg(ps, "dotted key ", " adds to a table defined by a [header]"));
+                return fail_null(ps, kp->at, key_msg(ps, what, " adds to an inline table"));
+            if (!header && (child->flags & TBL_HEADER))
+                return fail_null(ps, kp->at, key_msg(ps, what, " adds to a table defined by a [header]"));
         }
-        child->flags |= TBL_DOTTED;
+        if (!header)
+            child->flags |= TBL_DOTTED;
         t = child;
     }
     return t;
@@ -917,7 +924,7 @@ static bool parse_keyval(Parser *ps, TomlValue *table)
         return fail(ps, ps->p, "expected '=' after key");
     ps->p++;
     skip_ws(ps);
-    TomlValue *t = resolve_dotted(ps, table);
+    TomlValue *t = resolve_parents(ps, table, false);
     if (!t)
         return false;
     /* ps->key is reused by keys inside the value, so keep the last part */
@@ -929,33 +936,6 @@ static bool parse_keyval(Parser *ps, TomlValue *table)
         return false;
     table_add(ps->arena, t, last.s, last.len, v);
     return true;
-}
-
-/* The parents in a header: missing ones are created implicitly, arrays of tables
- * stand for their last element. */
-static TomlValue *resolve_header_parents(Parser *ps)
-{
-    TomlValue *t = ps->root;
-    for (uint32_t i = 0; i + 1 < ps->nkey; i++) {
-        const KeyPart *kp = &ps->key[i];
-        const TomlEntry *e = table_find(t, kp->s, kp->len);
-        TomlValue *child;
-        if (!e) {
-            if (!(child = new_value(ps, TOML_TABLE, t->depth + 1u, kp->at)))
-                return NULL;
-            table_add(ps->arena, t, kp->s, kp->len, child);
-        } else {
-            child = e->value;
-            if (child->kind == TOML_ARRAY && (child->flags & ARR_OF_TABLES))
-                child = child->u.arr.v[child->u.arr.n - 1];
-            if (child->kind != TOML_TABLE)
-                return fail_null(ps, kp->at, key_msg(ps, "header ", " goes through a value that is not a table"));
-            if (child->flags & TBL_INLINE)
-                return fail_null(ps, kp->at, key_msg(ps, "header ", " adds to an inline table"));
-        }
-        t = child;
-    }
-    return t;
 }
 
 /* [a.b]: a table may be defined once, unless dotted keys or an inline table made it. */
@@ -1012,7 +992,7 @@ static bool parse_header(Parser *ps)
     if (peek(ps, 0) != ']' || (aot && peek(ps, 1) != ']'))
         return fail(ps, ps->p, aot ? "expected ']]' after array of tables header" : "expected ']' after table header");
     ps->p += aot ? 2 : 1;
-    TomlValue *parent = resolve_header_parents(ps);
+    TomlValue *parent = resolve_parents(ps, ps->root, true);
     if (!parent)
         return false;
     const KeyPart *last = &ps->key[ps->nkey - 1];
