@@ -285,47 +285,71 @@ static void test_statement_kinds(void **state)
     assert_string_equal(stmt_kinds("x\n"), "EXPR_STMT");
 }
 
+/* Source -> the expression's shape as an s-expression: precedence and
+ * associativity of every operator level. */
 static void test_precedence(void **state)
 {
     (void)state;
-    assert_string_equal(sexpr("a + b * c\n"), "(BIN_OP NAME (BIN_OP NAME NAME))");
-    assert_string_equal(sexpr("a * b + c\n"), "(BIN_OP (BIN_OP NAME NAME) NAME)");
-    assert_string_equal(sexpr("a - b - c\n"), "(BIN_OP (BIN_OP NAME NAME) NAME)");
-    assert_string_equal(sexpr("a / b // c % d\n"),
-                        "(BIN_OP (BIN_OP (BIN_OP NAME NAME) NAME) NAME)");
-    assert_string_equal(sexpr("-x ** 2\n"), "(UNARY_OP (POWER NAME NUMBER))");
-    assert_string_equal(sexpr("2 ** 3 ** 4\n"), "(POWER NUMBER (POWER NUMBER NUMBER))");
-    assert_string_equal(sexpr("2 ** -1\n"), "(POWER NUMBER (UNARY_OP NUMBER))");
-    assert_string_equal(sexpr("~a ** -b\n"), "(UNARY_OP (POWER NAME (UNARY_OP NAME)))");
-    assert_string_equal(sexpr("not a == b\n"), "(NOT (COMPARE NAME NAME))");
-    assert_string_equal(sexpr("a < b < c\n"), "(COMPARE NAME NAME NAME)");
-    assert_string_equal(sexpr("a not in b is not c\n"), "(COMPARE NAME NAME NAME)");
-    assert_string_equal(sexpr("a or b and not c\n"),
-                        "(BOOL_OP NAME (BOOL_OP NAME (NOT NAME)))");
-    assert_string_equal(sexpr("a and b or c\n"), "(BOOL_OP (BOOL_OP NAME NAME) NAME)");
-    assert_string_equal(sexpr("a | b ^ c & d << e\n"),
-                        "(BIN_OP NAME (BIN_OP NAME (BIN_OP NAME (BIN_OP NAME NAME))))");
-    assert_string_equal(sexpr("a if b else c\n"), "(IF_EXP NAME NAME NAME)");
-    assert_string_equal(sexpr("a if b else c if d else e\n"),
-                        "(IF_EXP NAME NAME (IF_EXP NAME NAME NAME))");
-    assert_string_equal(sexpr("a or b if c else d\n"),
-                        "(IF_EXP (BOOL_OP NAME NAME) NAME NAME)");
-    assert_string_equal(sexpr("x if y else lambda: z\n"), "(IF_EXP NAME NAME (LAMBDA NAME))");
-    assert_string_equal(sexpr("a.b(c)[d]\n"),
-                        "(SUBSCRIPT (CALL (ATTRIBUTE NAME) (ARGUMENTS NAME)) NAME)");
-    assert_string_equal(sexpr("-a.b\n"), "(UNARY_OP (ATTRIBUTE NAME))");
-    assert_string_equal(sexpr("await x ** 2\n"), "(POWER (AWAIT NAME) NUMBER)");
-    assert_string_equal(sexpr("(a + b) * c\n"), "(BIN_OP (PAREN (BIN_OP NAME NAME)) NAME)");
-    assert_string_equal(sexpr("a, *b\n"), "(TUPLE NAME (STARRED NAME))");
-    assert_string_equal(sexpr("[x for x in y if z]\n"),
-                        "(LIST_COMP NAME (COMP_FOR NAME NAME (COMP_IF NAME)))");
-    assert_string_equal(sexpr("{a: b, **c}\n"), "(DICT (DICT_ITEM NAME NAME) (DOUBLE_STARRED NAME))");
-    assert_string_equal(sexpr("(y := f(x))\n"),
-                        "(PAREN (NAMED_EXPR NAME (CALL NAME (ARGUMENTS NAME))))");
-    assert_string_equal(sexpr("f'{x!r:>{w}}' 'y'\n"),
-                        "(STRINGS (FSTRING (FSTRING_FIELD NAME (FORMAT_SPEC (FSTRING_FIELD NAME)))) "
-                        "STRING)");
-    assert_string_equal(sexpr("a[1:2, ::3]\n"), "(SUBSCRIPT NAME (TUPLE (SLICE NUMBER NUMBER) (SLICE NUMBER)))");
+    static const struct { const char *src, *tree; } cases[] = {
+        {"a + b * c\n",
+         "(BIN_OP NAME (BIN_OP NAME NAME))"},
+        {"a * b + c\n",
+         "(BIN_OP (BIN_OP NAME NAME) NAME)"},
+        {"a - b - c\n",
+         "(BIN_OP (BIN_OP NAME NAME) NAME)"},
+        {"a / b // c % d\n",
+         "(BIN_OP (BIN_OP (BIN_OP NAME NAME) NAME) NAME)"},
+        {"-x ** 2\n",
+         "(UNARY_OP (POWER NAME NUMBER))"},
+        {"2 ** 3 ** 4\n",
+         "(POWER NUMBER (POWER NUMBER NUMBER))"},
+        {"2 ** -1\n",
+         "(POWER NUMBER (UNARY_OP NUMBER))"},
+        {"~a ** -b\n",
+         "(UNARY_OP (POWER NAME (UNARY_OP NAME)))"},
+        {"not a == b\n",
+         "(NOT (COMPARE NAME NAME))"},
+        {"a < b < c\n",
+         "(COMPARE NAME NAME NAME)"},
+        {"a not in b is not c\n",
+         "(COMPARE NAME NAME NAME)"},
+        {"a or b and not c\n",
+         "(BOOL_OP NAME (BOOL_OP NAME (NOT NAME)))"},
+        {"a and b or c\n",
+         "(BOOL_OP (BOOL_OP NAME NAME) NAME)"},
+        {"a | b ^ c & d << e\n",
+         "(BIN_OP NAME (BIN_OP NAME (BIN_OP NAME (BIN_OP NAME NAME))))"},
+        {"a if b else c\n",
+         "(IF_EXP NAME NAME NAME)"},
+        {"a if b else c if d else e\n",
+         "(IF_EXP NAME NAME (IF_EXP NAME NAME NAME))"},
+        {"a or b if c else d\n",
+         "(IF_EXP (BOOL_OP NAME NAME) NAME NAME)"},
+        {"x if y else lambda: z\n",
+         "(IF_EXP NAME NAME (LAMBDA NAME))"},
+        {"a.b(c)[d]\n",
+         "(SUBSCRIPT (CALL (ATTRIBUTE NAME) (ARGUMENTS NAME)) NAME)"},
+        {"-a.b\n",
+         "(UNARY_OP (ATTRIBUTE NAME))"},
+        {"await x ** 2\n",
+         "(POWER (AWAIT NAME) NUMBER)"},
+        {"(a + b) * c\n",
+         "(BIN_OP (PAREN (BIN_OP NAME NAME)) NAME)"},
+        {"a, *b\n",
+         "(TUPLE NAME (STARRED NAME))"},
+        {"[x for x in y if z]\n",
+         "(LIST_COMP NAME (COMP_FOR NAME NAME (COMP_IF NAME)))"},
+        {"{a: b, **c}\n",
+         "(DICT (DICT_ITEM NAME NAME) (DOUBLE_STARRED NAME))"},
+        {"(y := f(x))\n",
+         "(PAREN (NAMED_EXPR NAME (CALL NAME (ARGUMENTS NAME))))"},
+        {"f'{x!r:>{w}}' 'y'\n",
+         "(STRINGS (FSTRING (FSTRING_FIELD NAME (FORMAT_SPEC (FSTRING_FIELD NAME)))) " "STRING)"},
+        {"a[1:2, ::3]\n",
+         "(SUBSCRIPT NAME (TUPLE (SLICE NUMBER NUMBER) (SLICE NUMBER)))"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        assert_string_equal(sexpr(cases[i].src), cases[i].tree);
 }
 
 static void test_lambda_params(void **state)
