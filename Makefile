@@ -5,7 +5,7 @@ CSTD    := -std=gnu11
 WARN    := -Wall -Wextra -Werror
 OPT     ?= -O2 -g
 CFLAGS  += $(CSTD) $(WARN) $(OPT) -pthread
-LDLIBS  += -pthread
+LDLIBS  += -pthread -lm
 BUILD   ?= build
 
 LIB_SRC := $(wildcard base/*.c lexer/*.c parser/*.c emit/*.c ir/*.c passes/*.c estimator/*.c)

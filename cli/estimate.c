@@ -1,13 +1,21 @@
-/* pfc estimate SCRIPT [--json]: the memory the script will need on the GPU.
- * This version reports the exact components (parameters, weights, gradients,
- * optimizer state); the peak (activations, logits, allocator slack) is not
- * modelled yet and is reported as such, never guessed. */
+/* pfc estimate SCRIPT [--gpu NAME] [--batch N] [--seq N] [--precision P]
+ *                     [--world-size N] [--json]
+ * The projected peak GPU memory of one step of the script, its breakdown,
+ * the verdict against a GPU or instance, and what would make it fit. */
 #include "../base/buf.h"
 #include "../estimator/estimate.h"
+#include "../estimator/remedy.h"
 #include "cli.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+typedef struct EstimateArgs {
+    const char *path, *gpu;
+    int64_t batch, seq, world_size;
+    int precision;
+    bool json, verbose, trace;
+} EstimateArgs;
 
 static double gib(uint64_t b) { return (double)b / (double)(1ull << 30); }
 
@@ -18,98 +26,289 @@ static void put_json_str(Buf *b, const char *s)
     buf_putc(b, '"');
 }
 
-static void json(Buf *b, const EstimateConfig *c, const Estimate *e, const char *error)
+static void put_u64(Buf *b, const char *name, uint64_t v, bool comma)
 {
-    buf_puts(b, "{\n  \"allocated_peak_bytes\": null,\n  \"reserved_peak_bytes\": null,\n"
-                "  \"projected_peak_bytes\": null,\n  \"projected_low_bytes\": null,\n"
-                "  \"projected_high_bytes\": null,\n");
-    if (error) {
-        buf_puts(b, "  \"params_total\": null,\n  \"params_trainable\": null,\n"
-                    "  \"breakdown\": {},\n");
+    buf_printf(b, "\"%s\": %llu%s", name, (unsigned long long)v, comma ? ", " : "");
+}
+
+typedef struct Report {
+    const EstimateConfig *cfg;
+    const Estimate *e;
+    const Gpu *gpu;
+    uint32_t count;
+    const Remedies *rem;
+    const char *error;
+    bool verbose;
+} Report;
+
+static void json_breakdown(Buf *b, const Estimate *e)
+{
+    buf_puts(b, "  \"breakdown\": {");
+    put_u64(b, "weights", e->weights + e->buffers, true);
+    put_u64(b, "gradients", e->gradients, true);
+    put_u64(b, "optimizer_state", e->optimizer_state, true);
+    put_u64(b, "optimizer_step_temporaries", e->step_temp, true);
+    put_u64(b, "autocast_cache", e->autocast_cache, true);
+    put_u64(b, "activations", e->activations, true);
+    put_u64(b, "logits_loss", e->logits_loss, true);
+    put_u64(b, "retained_across_iterations", e->retained, true);
+    put_u64(b, "allocator_slack", e->reserved_peak - e->allocated_peak, true);
+    put_u64(b, "cuda_context", CUDA_CONTEXT_BYTES, false);
+    buf_puts(b, "},\n  \"components\": {");
+    put_u64(b, "weights", e->raw_weights, true);
+    put_u64(b, "gradients", e->all_gradients, true);
+    put_u64(b, "optimizer_state", e->all_state, false);
+    buf_puts(b, "},\n");
+}
+
+static void json(Buf *b, const Report *r)
+{
+    const Estimate *e = r->e;
+    buf_puts(b, "{\n");
+    if (r->error) {
+        buf_puts(b, "  \"allocated_peak_bytes\": null,\n  \"reserved_peak_bytes\": null,\n"
+                    "  \"projected_peak_bytes\": null,\n  \"projected_low_bytes\": null,\n"
+                    "  \"projected_high_bytes\": null,\n  \"params_total\": null,\n"
+                    "  \"params_trainable\": null,\n  \"breakdown\": {},\n");
     } else {
-        buf_printf(b, "  \"model\": ");
-        put_json_str(b, c->model_name);
-        buf_printf(b,
-                   ",\n  \"params_total\": %llu,\n  \"params_trainable\": %llu,\n"
-                   "  \"breakdown\": {\"weights\": %llu, \"gradients\": %llu, "
-                   "\"optimizer_state\": %llu},\n",
-                   (unsigned long long)e->params_total, (unsigned long long)e->params_trainable,
-                   (unsigned long long)e->weights, (unsigned long long)e->gradients,
-                   (unsigned long long)e->optimizer_state);
+        buf_printf(b, "  \"allocated_peak_bytes\": %llu,\n  \"reserved_peak_bytes\": %llu,\n"
+                      "  \"projected_peak_bytes\": %llu,\n  \"projected_low_bytes\": %llu,\n"
+                      "  \"projected_high_bytes\": %llu,\n  \"params_total\": %llu,\n"
+                      "  \"params_trainable\": %llu,\n",
+                   (unsigned long long)e->allocated_peak, (unsigned long long)e->reserved_peak,
+                   (unsigned long long)e->projected_peak, (unsigned long long)e->projected_low,
+                   (unsigned long long)e->projected_high, (unsigned long long)e->params_total,
+                   (unsigned long long)e->params_trainable);
+        json_breakdown(b, e);
+        buf_puts(b, "  \"model\": ");
+        put_json_str(b, e->model ? e->model : "");
+        buf_printf(b, ",\n  \"batch\": %lld,\n  \"seq\": %lld,\n  \"training\": %s,\n  \"peak_phase\": ",
+                   (long long)e->batch, (long long)e->seq, e->training ? "true" : "false");
+        put_json_str(b, e->peak_phase ? e->peak_phase : "");
+        buf_puts(b, ",\n");
     }
-    buf_puts(b, "  \"target\": null,\n  \"fits\": null,\n  \"assumptions\": [");
-    for (uint32_t i = 0; c && i < c->assumptions.n; i++) {
+    if (r->gpu) {
+        buf_puts(b, "  \"target\": {\"gpu\": ");
+        put_json_str(b, r->gpu->id);
+        buf_printf(b, ", \"name\": ");
+        put_json_str(b, r->gpu->name);
+        buf_printf(b, ", \"count\": %u, \"usable_bytes\": %llu},\n", r->count,
+                   (unsigned long long)r->gpu->usable_bytes);
+        buf_printf(b, "  \"fits\": %s,\n", r->error ? "null" : remedy_fits(e, r->gpu) ? "true" : "false");
+    } else {
+        buf_puts(b, "  \"target\": null,\n  \"fits\": null,\n");
+    }
+    buf_puts(b, "  \"assumptions\": [");
+    for (uint32_t i = 0; r->cfg && i < r->cfg->assumptions.n; i++) {
         buf_puts(b, i ? ", " : "");
-        put_json_str(b, c->assumptions.v[i]);
+        put_json_str(b, r->cfg->assumptions.v[i]);
     }
-    buf_puts(b, "],\n  \"remediation\": [],\n  \"error\": ");
-    if (error)
-        put_json_str(b, error);
+    buf_puts(b, "],\n  \"remediation\": [");
+    for (uint32_t i = 0; r->rem && i < r->rem->list.n; i++) {
+        const Remedy *m = &r->rem->list.v[i];
+        buf_puts(b, i ? ",\n    " : "\n    ");
+        buf_puts(b, "{\"change\": ");
+        put_json_str(b, m->change);
+        buf_printf(b, ", \"projected_peak_bytes\": %llu, \"fits\": %s}", (unsigned long long)m->projected_peak,
+                   r->gpu ? (m->fits ? "true" : "false") : "null");
+    }
+    buf_puts(b, r->rem && r->rem->list.n ? "\n  ],\n" : "],\n");
+    buf_puts(b, "  \"smallest_fitting_gpu\": ");
+    if (r->rem && r->rem->smallest_target)
+        put_json_str(b, r->rem->smallest_target);
+    else
+        buf_puts(b, "null");
+    buf_puts(b, ",\n  \"error\": ");
+    if (r->error)
+        put_json_str(b, r->error);
     else
         buf_puts(b, "null");
     buf_puts(b, "\n}\n");
 }
 
-static void text(Buf *b, const EstimateConfig *c, const Estimate *e)
+static void line(Buf *b, const char *name, uint64_t bytes)
 {
-    buf_printf(b, "Model      %s (built-in)   %.2f B params   (trainable %.4g M)\n",
-               c->model_name, (double)e->params_total / 1e9,
-               (double)e->params_trainable / 1e6);
-    buf_printf(b, "Config     %s weights%s%s%s%s%s\n\n", c->weight_bytes == 2 ? "16-bit" : "fp32",
-               c->autocast_bytes ? " · autocast" : "",
-               c->optimizer_name ? " · " : "", c->optimizer_name ? c->optimizer_name : "",
-               c->lora_r ? " · LoRA" : "", c->grad_checkpointing ? " · gradient checkpointing" : "");
-    buf_printf(b, "  weights            %9.2f GiB\n", gib(e->weights));
-    buf_printf(b, "  gradients          %9.2f GiB\n", gib(e->gradients));
-    buf_printf(b, "  optimizer state    %9.2f GiB\n", gib(e->optimizer_state));
-    buf_puts(b, "  activations, logits and the peak: not modelled yet\n");
+    if (bytes)
+        buf_printf(b, "  %-30s %9.2f GiB\n", name, gib(bytes));
+}
+
+static const char *precision_text(const EstimateConfig *c)
+{
+    if (c->precision == 2 || (c->precision == 0 && c->weight_bytes == 2))
+        return c->weight_fp16 && c->precision == 0 ? "fp16 weights" : "bf16 weights";
+    if (c->precision == 3)
+        return "fp32 weights + bf16 autocast";
+    return "fp32 weights";
+}
+
+static void text(Buf *b, const Report *r)
+{
+    const Estimate *e = r->e;
+    const EstimateConfig *c = r->cfg;
+    buf_printf(b, "Model      %s   %.3g M params (%.3g M trainable)\n", e->model ? e->model : "?",
+               (double)e->params_total / 1e6, (double)e->params_trainable / 1e6);
+    buf_printf(b, "Step       %s", e->training ? "training" : "evaluation");
+    if (e->batch)
+        buf_printf(b, " · batch %lld", (long long)e->batch);
+    if (e->seq)
+        buf_printf(b, " · sequence %lld", (long long)e->seq);
+    buf_printf(b, " · %s%s%s%s%s\n", precision_text(c), c->optimizer_name ? " · " : "",
+               c->optimizer_name ? c->optimizer_name : "", c->lora_r ? " · LoRA" : "",
+               c->grad_checkpointing ? " · gradient checkpointing" : "");
+    buf_printf(b, "Peak at    %s\n\n", e->peak_phase);
+    line(b, "weights (and buffers)", e->weights + e->buffers);
+    line(b, "gradients", e->gradients);
+    line(b, "optimizer state", e->optimizer_state);
+    line(b, "optimizer step temporaries", e->step_temp);
+    line(b, "autocast weight copies", e->autocast_cache);
+    line(b, "activations", e->activations);
+    line(b, "logits and loss", e->logits_loss);
+    line(b, "kept across iterations", e->retained);
+    buf_printf(b, "  %-30s %9.2f GiB\n", "allocated peak", gib(e->allocated_peak));
+    line(b, "allocator slack", e->reserved_peak - e->allocated_peak);
+    line(b, "CUDA context", CUDA_CONTEXT_BYTES);
+    buf_printf(b, "  %-30s %9.2f GiB   (range %.2f to %.2f)\n", "projected peak", gib(e->projected_peak),
+               gib(e->projected_low), gib(e->projected_high));
+    if (r->gpu) {
+        bool fits = remedy_fits(e, r->gpu);
+        buf_printf(b, "\nTarget     %s x%u: %.2f GiB usable per GPU -> %s\n", r->gpu->name, r->count,
+                   gib(r->gpu->usable_bytes), fits ? "fits" : "DOES NOT FIT");
+    }
+    if (r->rem && r->rem->list.n) {
+        buf_puts(b, "\nChanges (each re-estimated):\n");
+        for (uint32_t i = 0; i < r->rem->list.n; i++) {
+            const Remedy *m = &r->rem->list.v[i];
+            buf_printf(b, "  %s %-75s %8.2f GiB%s\n", m->combination ? "+" : "-", m->change,
+                       gib(m->projected_peak), r->gpu ? (m->fits ? "  fits" : "") : "");
+        }
+    }
+    if (r->rem && r->rem->smallest_target)
+        buf_printf(b, "\nNothing above fits; the smallest GPU that holds it as written: %s\n",
+                   r->rem->smallest_target);
     for (uint32_t i = 0; i < c->assumptions.n; i++)
         buf_printf(b, "  assumed: %s\n", c->assumptions.v[i]);
+    if (r->verbose) {
+        buf_printf(b, "\nSaved for backward (and kept) when the forward returns: %.3f GiB\n",
+                   gib(e->saved_end_of_forward));
+        buf_puts(b, "Phases simulated (allocated bytes):\n");
+        for (uint32_t i = 0; i < e->nphases; i++)
+            buf_printf(b, "  %-45s %9.2f GiB\n", e->phases[i].name, gib(e->phases[i].total));
+    }
+}
+
+static void print_line(void *ctx, const char *line)
+{
+    (void)ctx;
+    printf("%s\n", line);
+}
+
+static bool parse_count(const char *s, int64_t *out)
+{
+    char *end;
+    long long v = strtoll(s, &end, 10);
+    if (!*s || *end || v <= 0 || v > (1ll << 30))
+        return false;
+    *out = v;
+    return true;
+}
+
+static int parse_args(int argc, char **argv, EstimateArgs *a)
+{
+    memset(a, 0, sizeof *a);
+    for (int i = 0; i < argc; i++) {
+        const char *o = argv[i];
+        bool has_value = i + 1 < argc;
+        if (strcmp(o, "--json") == 0) {
+            a->json = true;
+        } else if (strcmp(o, "--trace") == 0) {
+            a->trace = true;
+        } else if (strcmp(o, "--verbose") == 0 || strcmp(o, "-v") == 0) {
+            a->verbose = true;
+        } else if (strcmp(o, "--gpu") == 0 && has_value) {
+            a->gpu = argv[++i];
+        } else if ((strcmp(o, "--batch") == 0 || strcmp(o, "--seq") == 0 || strcmp(o, "--world-size") == 0) &&
+                   has_value) {
+            int64_t *slot = o[2] == 'b' ? &a->batch : o[2] == 's' ? &a->seq : &a->world_size;
+            if (!parse_count(argv[++i], slot))
+                return usage_error("estimate: %s expects a positive integer, not '%s'", o, argv[i]);
+        } else if (strcmp(o, "--precision") == 0 && has_value) {
+            const char *p = argv[++i];
+            a->precision = strcmp(p, "fp32") == 0 ? 1 : strcmp(p, "bf16") == 0 ? 2
+                         : strcmp(p, "amp") == 0 || strcmp(p, "amp-bf16") == 0 ? 3 : -1;
+            if (a->precision < 0)
+                return usage_error("estimate: --precision is fp32, bf16 (16-bit weights) or amp "
+                                   "(fp32 weights, bf16 autocast), not '%s'", p);
+        } else if (o[0] == '-' && o[1]) {
+            return usage_error("estimate: unknown option '%s' (or it lacks its value)", o);
+        } else if (a->path) {
+            return usage_error("estimate expects one script");
+        } else {
+            a->path = o;
+        }
+    }
+    if (!a->path)
+        return usage_error("estimate expects a script: pfc estimate SCRIPT [--gpu NAME] [--batch N] "
+                           "[--seq N] [--precision fp32|bf16|amp] [--world-size N] [--json]");
+    return 0;
 }
 
 int cmd_estimate(int argc, char **argv)
 {
-    const char *path = NULL;
-    bool as_json = false;
-    for (int i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0)
-            as_json = true;
-        else if (argv[i][0] == '-')
-            return usage_error("estimate: unknown option '%s' (this version reads --json)", argv[i]);
-        else if (path)
-            return usage_error("estimate expects one script");
-        else
-            path = argv[i];
-    }
-    if (!path)
-        return usage_error("estimate expects a script");
+    EstimateArgs args;
+    int rc = parse_args(argc, argv, &args);
+    if (rc)
+        return rc;
+    const Gpu *gpu = NULL;
+    uint32_t count = 0;
+    if (args.gpu && !gpu_target(args.gpu, &gpu, &count))
+        return usage_error("estimate: unknown GPU or instance '%s' (pfc gpus lists them)", args.gpu);
     char *src;
     Arena arena;
     Syntax s;
-    if (cli_parse_file(path, &src, &arena, &s) >= 0)
+    if (cli_parse_file(args.path, &src, &arena, &s) >= 0)
         return EXIT_USAGE;
     const char *why = NULL;
     EstimateConfig cfg;
     Estimate e;
+    Remedies rem;
     memset(&cfg, 0, sizeof cfg);
+    memset(&e, 0, sizeof e);
+    memset(&rem, 0, sizeof rem);
     if (s.diags.n) {
         why = "the script has syntax errors (pfc lint shows them)";
     } else {
         Ir ir;
         ir_build(&ir, &s);
-        if (estimate_read(&s, &ir, &cfg, &why))
-            estimate_components(&cfg, &e);
+        estimate_read(&s, &ir, &cfg);
+        cfg.batch = args.batch;
+        cfg.seq = args.seq;
+        cfg.precision = args.precision;
+        if (args.trace)
+            cfg.trace_out = print_line;
+        if (args.world_size)
+            cfg.world_size = args.world_size;
+        else if (cfg.shard != SHARD_NONE && count > 1)
+            cfg.world_size = count;
+        if (cfg.shard != SHARD_NONE && cfg.world_size <= 1)
+            VEC_PUSH(s.arena, cfg.assumptions, "the script shards the model but the world size is "
+                                               "unknown: one rank assumed (--world-size N)");
+        /* changes are searched when the projection exceeds the target */
+        if (estimate_run(&s, &ir, &cfg, &e, &why) && gpu && !remedy_fits(&e, gpu))
+            remedy_search(&s, &ir, &cfg, &e, gpu, count, &rem);
     }
+    Report r = {&cfg, &e, gpu, count, &rem, why, args.verbose};
     Buf out = {0};
-    if (as_json)
-        json(&out, &cfg, &e, why);
+    if (args.json)
+        json(&out, &r);
     else if (why)
-        fprintf(stderr, "pfc: estimate: %s: %s\n", path, why);
+        fprintf(stderr, "pfc: estimate: %s: %s\n", args.path, why);
     else
-        text(&out, &cfg, &e);
+        text(&out, &r);
     buf_write(&out, stdout);
     buf_free(&out);
     arena_free(&arena);
     free(src);
-    return why ? EXIT_FINDINGS : EXIT_CLEAN;
+    if (why)
+        return EXIT_FINDINGS;
+    return gpu && !remedy_fits(&e, gpu) ? EXIT_FINDINGS : EXIT_CLEAN;
 }

@@ -1,36 +1,78 @@
-/* pfc estimate: what a training script allocates on the GPU. This first part
- * reads the configuration out of the IR and computes the exact components:
- * parameters (total, trainable), weights, gradients and optimizer state.
- * Activations, logits and the allocator's slack (the peak) are the next step. */
+/* pfc estimate: the peak GPU memory of one training (or evaluation) step of
+ * a script, per rank, without running it.
+ *
+ * estimate_read scans the IR for the script's configuration (optimizer,
+ * precision, autocast, gradient checkpointing, LoRA, accumulation, sharding).
+ * estimate_run interprets the script (interp.c) to record one forward of its
+ * model into a trace (trace.c), simulates the memory of the step's phases
+ * (simulate.c) and puts the peak together. Changes a user could make are
+ * evaluated by running it again with a changed configuration (remedy.c). */
 #ifndef PFC_ESTIMATE_H
 #define PFC_ESTIMATE_H
 #include "../ir/ir.h"
 #include "arch.h"
 
-typedef enum OptKind { OPT_NONE, OPT_ADAM, OPT_SGD, OPT_OTHER } OptKind;
+typedef enum OptKind { OPT_NONE, OPT_ADAM, OPT_SGD, OPT_ADAM8BIT, OPT_ADAFACTOR, OPT_OTHER } OptKind;
+typedef enum Shard { SHARD_NONE, SHARD_DDP, SHARD_FSDP, SHARD_ZERO1, SHARD_ZERO2, SHARD_ZERO3 } Shard;
 
+/* What the script does (read) and what the user changes (options, remedies). */
 typedef struct EstimateConfig {
-    const char *model_name;       /* from from_pretrained("..."), or NULL */
-    const Arch *arch;             /* the snapshot's entry, or NULL */
-    uint32_t weight_bytes;        /* bytes per parameter as loaded: 4, or 2 for bf16/fp16 */
-    uint32_t autocast_bytes;      /* 0 without autocast, else the autocast dtype's size */
+    uint32_t weight_bytes;        /* 4, or 2 when loaded / converted to 16 bits */
+    bool weight_fp16;             /* 16-bit weights are fp16 (else bf16) */
     bool grad_checkpointing;
+    bool eager_attention;         /* attn_implementation="eager" */
     OptKind optimizer;
     const char *optimizer_name;
-    bool momentum;                /* SGD with momentum != 0 */
+    bool momentum, nesterov, weight_decay, fused, foreach_off;
+    bool set_to_none;             /* zero_grad(set_to_none=True), the default */
+    bool train_called, eval_called;   /* model.train() / model.eval() in the script */
+    bool zero_grad_mid;           /* zero_grad() between the forward and backward():
+                                     the previous step's .grad lives through the forward */
     uint32_t lora_r;              /* 0 without LoRA */
-    uint32_t lora_targets;        /* bit per module kind (LORA_* in estimate.c) */
-    int64_t batch, seq;           /* -1 when not found */
+    uint32_t lora_targets;        /* LORA_* bits (hf.h) */
+    double lora_dropout;
+    int64_t accumulation;         /* gradient accumulation steps */
+    bool trainer;                 /* the Hugging Face Trainer runs the loop */
+    bool trainer_autocast;        /* TrainingArguments(bf16=True / fp16=True) */
+    bool trainer_fp16;
+    Shard shard;
+    int64_t world_size;
+    bool chunked_ce;              /* remedy: the loss computed in chunks (no full logits copies) */
+    /* overrides from the command line and remedies (0: as the script says) */
+    int64_t batch, seq;
+    int precision;                /* 0 as written, 1 fp32, 2 bf16 weights, 3 fp32 + bf16 autocast */
     ARENA_VEC(const char *) assumptions;
+    /* debugging: each recorded op, one line each (pfc estimate --trace) */
+    void (*trace_out)(void *ctx, const char *line);
+    void *trace_ctx;
 } EstimateConfig;
 
 typedef struct Estimate {
     uint64_t params_total, params_trainable;
-    uint64_t weights, gradients, optimizer_state;
+    uint64_t weights, buffers, gradients, optimizer_state, step_temp;   /* at the peak */
+    uint64_t all_gradients, all_state;   /* the components in full, wherever the peak is */
+    uint64_t raw_weights;                /* parameter bytes, unrounded */
+    uint64_t activations, autocast_cache, logits_loss, retained;   /* at the peak */
+    uint64_t allocated_peak, reserved_peak;
+    uint64_t projected_peak, projected_low, projected_high;
+    const char *peak_phase;
+    struct { const char *name; uint64_t total; } phases[8];   /* every phase simulated */
+    uint32_t nphases;
+    uint64_t saved_end_of_forward;   /* saved + kept when the forward returns */
+    const char *model;            /* what was estimated, for the report */
+    int64_t batch, seq;           /* as found (0 when not found) */
+    bool training;
+    bool hf;                      /* a Hugging Face model from the snapshot */
 } Estimate;
 
-/* Reads the configuration; returns false (with *why) when no model was found. */
-bool estimate_read(Syntax *s, const Ir *ir, EstimateConfig *cfg, const char **why);
-void estimate_components(const EstimateConfig *cfg, Estimate *out);
+/* Reads the configuration; always succeeds (what it cannot see it assumes). */
+void estimate_read(Syntax *s, const Ir *ir, EstimateConfig *cfg);
+/* Interprets and simulates; false with *why when the model could not be read. */
+bool estimate_run(Syntax *s, const Ir *ir, const EstimateConfig *cfg, Estimate *out,
+                  const char **why);
+
+/* The CUDA context and cuBLAS workspace outside the allocator (measured on
+ * an H200: 0.61 GiB after init, 0.67 GiB with cuBLAS). */
+#define CUDA_CONTEXT_BYTES 718077952ull
 
 #endif

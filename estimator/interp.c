@@ -1,0 +1,1403 @@
+/* The abstract interpreter's core: Python values, frames, control flow and
+ * calls into functions and classes defined in the file (see interp.h). */
+#include "interp_int.h"
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_DEPTH 64
+#define MAX_STEPS 2000000
+#define MAX_ITERATIONS 100000
+
+/* ---- values ----------------------------------------------------------------------------- */
+
+AVal *av_new(Interp *in, AKind k)
+{
+    AVal *v = arena_zalloc(in->a, sizeof *v);
+    v->k = (uint8_t)k;
+    return v;
+}
+
+AVal *av_unknown(Interp *in) { return &in->unknown; }
+AVal *av_none(Interp *in) { return &in->none; }
+
+AVal *av_int(Interp *in, int64_t i)
+{
+    AVal *v = av_new(in, AV_INT);
+    v->i = i;
+    return v;
+}
+
+AVal *av_float(Interp *in, double f)
+{
+    AVal *v = av_new(in, AV_FLOAT);
+    v->f = f;
+    return v;
+}
+
+AVal *av_bool(Interp *in, bool b)
+{
+    AVal *v = av_new(in, AV_BOOL);
+    v->i = b;
+    return v;
+}
+
+AVal *av_str(Interp *in, const char *s)
+{
+    AVal *v = av_new(in, AV_STR);
+    v->s = s;
+    return v;
+}
+
+AVal *av_qual(Interp *in, const char *q)
+{
+    AVal *v = av_new(in, AV_QUAL);
+    v->s = q;
+    return v;
+}
+
+AVal *av_bound(Interp *in, AVal *recv, const char *method)
+{
+    AVal *v = av_new(in, AV_BOUND);
+    v->self = recv;
+    v->s = method;
+    return v;
+}
+
+AVal *av_seq(Interp *in, uint32_t n)
+{
+    AVal *v = av_new(in, AV_SEQ);
+    v->n = n;
+    v->items = arena_zalloc(in->a, (n ? n : 1) * sizeof *v->items);
+    return v;
+}
+
+AVal *av_obj(Interp *in, NnKind kind)
+{
+    AVal *v = av_new(in, AV_OBJECT);
+    v->obj = arena_zalloc(in->a, sizeof *v->obj);
+    v->obj->cls = -1;
+    v->obj->nn = kind;
+    v->obj->is_module = kind != NN_NONE && kind < NN_OPTIMIZER;
+    return v;
+}
+
+AVal *av_tensor_new(Interp *in, DType dt, int nd, const int64_t *dim, bool gpu)
+{
+    AVal *v = av_new(in, AV_TENSOR);
+    v->nd = (uint8_t)(nd > TR_MAXDIM ? TR_MAXDIM : nd);
+    memcpy(v->dim, dim, v->nd * sizeof *dim);
+    v->dtype = (uint8_t)dt;
+    if (gpu) {
+        v->gpu = true;
+        v->t = tr_input(in->tr, dt, v->nd, v->dim);
+    }
+    return v;
+}
+
+AVal *av_tensor_of(Interp *in, TId t)
+{
+    AVal *v = av_new(in, AV_TENSOR);
+    const TTensor *x = &in->tr->t.v[t];
+    v->nd = x->nd;
+    memcpy(v->dim, x->dim, sizeof v->dim);
+    v->dtype = x->dtype;
+    v->gpu = true;
+    v->t = t;
+    return v;
+}
+
+TId av_gpu(Interp *in, AVal *v)
+{
+    if (!v || v->k != AV_TENSOR)
+        return 0;
+    if (!v->gpu) {
+        /* data the script moves to the GPU (or feeds the model directly) */
+        v->t = tr_input(in->tr, (DType)v->dtype, v->nd, v->dim);
+        v->gpu = true;
+    }
+    return v->t;
+}
+
+bool av_int_of(const AVal *v, int64_t *out)
+{
+    if (v && (v->k == AV_INT || v->k == AV_BOOL)) {
+        *out = v->i;
+        return true;
+    }
+    if (v && v->k == AV_FLOAT && v->f == (double)(int64_t)v->f) {
+        *out = (int64_t)v->f;
+        return true;
+    }
+    return false;
+}
+
+bool av_num(const AVal *v, double *out)
+{
+    if (v && (v->k == AV_INT || v->k == AV_BOOL)) {
+        *out = (double)v->i;
+        return true;
+    }
+    if (v && v->k == AV_FLOAT) {
+        *out = v->f;
+        return true;
+    }
+    return false;
+}
+
+bool av_truth(const AVal *v, bool *known)
+{
+    *known = true;
+    switch (v->k) {
+    case AV_NONE: return false;
+    case AV_BOOL: case AV_INT: return v->i != 0;
+    case AV_FLOAT: return v->f != 0;
+    case AV_STR: return v->s && v->s[0];
+    case AV_SEQ: case AV_DICT: return v->n != 0;
+    case AV_OBJECT: case AV_FUNC: case AV_CLASS: case AV_QUAL: case AV_DTYPE: case AV_DEVICE:
+        return true;
+    default:
+        *known = false;
+        return false;
+    }
+}
+
+void obj_set(Interp *in, Obj *o, const char *name, AVal *v)
+{
+    for (uint32_t i = 0; i < o->nattr; i++)
+        if (strcmp(o->names[i], name) == 0) {
+            o->vals[i] = v;
+            return;
+        }
+    if (o->nattr == o->cap) {
+        uint32_t cap = o->cap ? o->cap * 2 : 8;
+        const char **names = arena_alloc(in->a, cap * sizeof *names);
+        AVal **vals = arena_alloc(in->a, cap * sizeof *vals);
+        if (o->nattr) {
+            memcpy(names, o->names, o->nattr * sizeof *names);
+            memcpy(vals, o->vals, o->nattr * sizeof *vals);
+        }
+        o->names = names;
+        o->vals = vals;
+        o->cap = cap;
+    }
+    o->names[o->nattr] = name;
+    o->vals[o->nattr++] = v;
+}
+
+AVal *obj_get(Obj *o, const char *name)
+{
+    for (uint32_t i = 0; o && i < o->nattr; i++)
+        if (strcmp(o->names[i], name) == 0)
+            return o->vals[i];
+    return NULL;
+}
+
+AVal *args_get(const Args *a, int pos, const char *kw)
+{
+    if (kw)
+        for (uint32_t i = 0; i < a->n; i++)
+            if (a->kw[i] && strcmp(a->kw[i], kw) == 0)
+                return a->v[i];
+    int seen = 0;
+    for (uint32_t i = 0; pos >= 0 && i < a->n; i++)
+        if (!a->kw[i] && seen++ == pos)
+            return a->v[i];
+    return NULL;
+}
+
+void interp_fail(Interp *in, const char *why)
+{
+    if (!in->error)
+        in->error = why;
+}
+
+const char *interp_error(const Interp *in) { return in->error; }
+uint64_t interp_steps(const Interp *in) { return in->steps; }
+
+const char *in_name(Interp *in, uint32_t id)
+{
+    if (!id || id >= in->S->names.by_id.n)
+        return "";
+    if (!in->names[id]) {
+        uint32_t len;
+        const char *s = intern_str(&in->S->names, id, &len);
+        in->names[id] = arena_strndup(in->a, s, len);
+    }
+    return in->names[id];
+}
+
+/* ---- setup ------------------------------------------------------------------------------ */
+
+static void index_parents(Interp *in)
+{
+    in->parent = arena_zalloc(in->a, (in->S->nnodes + 1) * sizeof *in->parent);
+    for (uint32_t id = 0; id < in->S->nnodes; id++) {
+        const Node *n = &in->S->nodes[id];
+        for (uint32_t k = 0; k < n->nkids; k++)
+            if (!elem_is_token(n->kids[k]))
+                in->parent[elem_index(n->kids[k])] = id;
+    }
+}
+
+Interp *interp_new(Arena *a, Syntax *S, const Ir *ir, Trace *tr, const InterpHooks *hooks)
+{
+    Interp *in = arena_zalloc(a, sizeof *in);
+    in->a = a;
+    in->S = S;
+    in->ir = ir;
+    in->tr = tr;
+    if (hooks)
+        in->hooks = *hooks;
+    in->unknown.k = AV_UNKNOWN;
+    in->none.k = AV_NONE;
+    in->demand = arena_zalloc(a, (ir->funcs.n + 1) * sizeof *in->demand);
+    in->names = arena_zalloc(a, (S->names.by_id.n + 1) * sizeof *in->names);
+    index_parents(in);
+    return in;
+}
+
+static Frame *frame_new(Interp *in, int fi, bool demand)
+{
+    const IrFunction *f = &in->ir->funcs.v[fi];
+    Frame *fr = arena_zalloc(in->a, sizeof *fr);
+    size_t n = f->values.n + 1;
+    fr->fi = fi;
+    fr->demand = demand;
+    fr->vals = arena_zalloc(in->a, n * sizeof *fr->vals);
+    fr->iters = arena_zalloc(in->a, n * sizeof *fr->iters);
+    fr->iterpos = arena_zalloc(in->a, n * sizeof *fr->iterpos);
+    fr->iter_done = arena_zalloc(in->a, n * sizeof *fr->iter_done);
+    fr->prev = UINT32_MAX;
+    return fr;
+}
+
+static Frame *demand_frame(Interp *in, int fi)
+{
+    if (!in->demand[fi])
+        in->demand[fi] = frame_new(in, fi, true);
+    return in->demand[fi];
+}
+
+/* The IR value lowered for a CST node in function fi (the last one: an
+ * expression's own value is emitted after its operands). */
+static ValueId value_for_node(Interp *in, int fi, uint32_t node)
+{
+    const IrFunction *f = &in->ir->funcs.v[fi];
+    for (uint32_t i = f->values.n; i-- > 1;)
+        if (f->values.v[i].node == node && f->values.v[i].op != IR_STORE_ATTR &&
+            f->values.v[i].op != IR_STORE_SUBSCR)
+            return i;
+    return 0;
+}
+
+/* ---- literals --------------------------------------------------------------------------- */
+
+static const Token *first_token(Interp *in, uint32_t node)
+{
+    const Node *n = syn_node(in->S, node);
+    return n->first_tok < n->end_tok ? &in->S->toks.v[n->first_tok] : NULL;
+}
+
+static AVal *number(Interp *in, const Token *t)
+{
+    char buf[64];
+    uint32_t k = 0;
+    bool is_float = false;
+    const char *s = in->S->src + t->start;
+    bool hex = t->len > 1 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+    for (uint32_t i = 0; i < t->len && k + 1 < sizeof buf; i++) {
+        char c = s[i];
+        if (c == '_')
+            continue;
+        if (c == 'j' || c == 'J')
+            return av_unknown(in);
+        if (!hex && (c == '.' || c == 'e' || c == 'E'))
+            is_float = true;
+        buf[k++] = c;
+    }
+    buf[k] = 0;
+    if (is_float)
+        return av_float(in, strtod(buf, NULL));
+    return av_int(in, strtoll(buf, NULL, 0));
+}
+
+static AVal *string(Interp *in, const Token *t)
+{
+    const char *s = in->S->src + t->start;
+    uint32_t n = t->len, k = 0;
+    while (k < n && s[k] != '"' && s[k] != '\'')
+        k++;
+    if (k + 2 > n)
+        return av_unknown(in);
+    uint32_t q = (n - k >= 6 && s[k + 1] == s[k] && s[k + 2] == s[k]) ? 3 : 1;
+    return av_str(in, arena_strndup(in->a, s + k + q, n - k - 2 * q));
+}
+
+static AVal *constant(Interp *in, uint32_t node)
+{
+    const Node *n = syn_node(in->S, node);
+    const Token *t = first_token(in, node);
+    if (!t)
+        return av_unknown(in);
+    switch ((NodeKind)n->kind) {
+    case N_NUMBER: return number(in, t);
+    case N_STRING: return string(in, t);
+    case N_STRINGS: {
+        AVal *first = n->nkids ? constant(in, node_kid_id(in->S, n, 0)) : av_unknown(in);
+        return first;
+    }
+    case N_CONSTANT:
+        if (t->kind == T_KW_TRUE || t->kind == T_KW_FALSE)
+            return av_bool(in, t->kind == T_KW_TRUE);
+        if (t->kind == T_KW_NONE)
+            return av_none(in);
+        return av_new(in, AV_ELLIPSIS);
+    default:
+        return av_unknown(in);
+    }
+}
+
+/* ---- function calls --------------------------------------------------------------------- */
+
+static AVal *eval(Interp *in, Frame *fr, ValueId v);
+static AVal *exec_value(Interp *in, Frame *fr, ValueId v);
+
+/* Binds a call's arguments to a function's parameters (positional, keyword,
+ * defaults evaluated in the defining scope, *args and **kwargs). */
+static void bind(Interp *in, Frame *fr, AVal *self, Args *a)
+{
+    const IrFunction *f = &in->ir->funcs.v[fr->fi];
+    uint32_t pos = 0;
+    bool *used = arena_zalloc(in->a, (a->n + 1) * sizeof *used);
+    for (uint32_t i = 0; i < f->params.n; i++) {
+        ValueId pv = f->params.v[i];
+        const IrValue *p = &f->values.v[pv];
+        const Node *pn = syn_node(in->S, p->node);
+        const char *name = in_name(in, p->name);
+        AVal *val = NULL;
+        if (node_token(in->S, pn, T_DOUBLESTAR) || node_token(in->S, pn, T_STAR)) {
+            fr->vals[pv] = av_unknown(in);
+            continue;
+        }
+        if (i == 0 && self && f->class_index >= 0) {
+            fr->vals[pv] = self;
+            continue;
+        }
+        for (uint32_t k = 0; k < a->n && !val; k++)
+            if (a->kw[k] && strcmp(a->kw[k], name) == 0) {
+                val = a->v[k];
+                used[k] = true;
+            }
+        while (!val && pos < a->n) {
+            if (!a->kw[pos] && !used[pos]) {
+                val = a->v[pos];
+                used[pos] = true;
+            }
+            pos++;
+        }
+        if (!val && node_token(in->S, pn, T_EQUAL) && f->parent >= 0) {
+            uint32_t def = node_kid_id(in->S, pn, node_nkids(in->S, pn) - 1);
+            ValueId dv = value_for_node(in, f->parent, def);
+            val = dv ? eval(in, demand_frame(in, f->parent), dv) : NULL;
+        }
+        fr->vals[pv] = val ? val : av_unknown(in);
+    }
+}
+
+static bool is_loop_header(const IrFunction *f, BlockId b) { return f->blocks.v[b].loop_header == b; }
+
+/* The branch a conditional block takes: the if/elif/while test is the last
+ * value of the block. Unknown conditions take the first branch. */
+static uint32_t choose_branch(Interp *in, Frame *fr, BlockId b)
+{
+    const IrFunction *f = &in->ir->funcs.v[fr->fi];
+    const IrBlock *blk = &f->blocks.v[b];
+    if (!blk->values.n)
+        return 0;
+    ValueId last = blk->values.v[blk->values.n - 1];
+    if (is_loop_header(f, b) && f->values.v[last].op == IR_ITER_NEXT)
+        return fr->iter_done[last] ? 1 : 0;
+    for (uint32_t i = blk->values.n; i-- > 0;)
+        if (f->values.v[blk->values.v[i]].op == IR_ITER_NEXT && is_loop_header(f, b))
+            return fr->iter_done[blk->values.v[i]] ? 1 : 0;
+    uint32_t node = f->values.v[last].node;
+    uint32_t parent = in->parent[node];
+    NodeKind pk = (NodeKind)syn_node(in->S, parent)->kind;
+    if ((pk == N_IF || pk == N_ELIF || pk == N_WHILE) && node_kid_id(in->S, syn_node(in->S, parent), 0) == node) {
+        bool known;
+        bool t = av_truth(fr->vals[last] ? fr->vals[last] : av_unknown(in), &known);
+        if (pk == N_WHILE && !known)
+            return 1;   /* a while loop with an unknown condition: do not spin */
+        return known && !t ? 1 : 0;
+    }
+    return 0;
+}
+
+static bool is_comprehension(NodeKind k)
+{
+    return k == N_LIST_COMP || k == N_GENERATOR || k == N_SET_COMP || k == N_DICT_COMP;
+}
+
+/* Whether a node lies strictly inside a comprehension of the same function. */
+static bool inside_comprehension(Interp *in, uint32_t node)
+{
+    for (uint32_t p = in->parent[node], guard = 0; node && p && guard < 256; p = in->parent[p], guard++) {
+        NodeKind k = (NodeKind)syn_node(in->S, p)->kind;
+        if (is_comprehension(k))
+            return true;
+        if (k == N_FUNC_DEF || k == N_CLASS_DEF || k == N_LAMBDA || k == N_BLOCK || k == N_MODULE)
+            return false;
+    }
+    return false;
+}
+
+static AVal *run_frame(Interp *in, Frame *fr)
+{
+    const IrFunction *f = &in->ir->funcs.v[fr->fi];
+    BlockId b = 0;
+    uint64_t visits = 0;
+    while (!in->error) {
+        const IrBlock *blk = &f->blocks.v[b];
+        if (++visits > MAX_ITERATIONS) {
+            interp_fail(in, "a loop in the model's code did not finish within the step limit");
+            break;
+        }
+        for (uint32_t i = 0; i < blk->values.n && !in->error; i++) {
+            ValueId v = blk->values.v[i];
+            if (f->values.v[v].op == IR_PARAM && fr->vals[v])
+                continue;
+            if (inside_comprehension(in, f->values.v[v].node))
+                continue;   /* run by the comprehension's BUILD, once per item */
+            exec_value(in, fr, v);
+            if (f->values.v[v].op == IR_RETURN)
+                return fr->ret ? fr->ret : av_none(in);
+        }
+        if (!blk->succs.n)
+            break;
+        uint32_t k = blk->succs.n == 1 ? 0 : choose_branch(in, fr, b);
+        if (k >= blk->succs.n)
+            k = 0;
+        fr->prev = b;
+        b = blk->succs.v[k];
+    }
+    return fr->ret ? fr->ret : av_none(in);
+}
+
+static AVal *run_function(Interp *in, int fi, AVal *self, Args *a)
+{
+    if (in->depth >= MAX_DEPTH) {
+        interp_fail(in, "calls nest too deeply (recursion?)");
+        return av_unknown(in);
+    }
+    Frame *fr = frame_new(in, fi, false);
+    bind(in, fr, self, a);
+    in->depth++;
+    AVal *r = run_frame(in, fr);
+    in->depth--;
+    return r;
+}
+
+/* A method of an in-file class (or its in-file bases). */
+static int find_method(Interp *in, int cls, const char *name)
+{
+    for (int guard = 0; cls >= 0 && guard < 16; guard++) {
+        const IrClass *c = &in->ir->classes.v[cls];
+        for (uint32_t i = 0; i < c->methods.n; i++)
+            if (strcmp(in_name(in, in->ir->funcs.v[c->methods.v[i]].name), name) == 0)
+                return c->methods.v[i];
+        int next = -1;
+        for (uint32_t i = 0; i < c->bases.n && next < 0; i++)
+            for (uint32_t k = 0; k < in->ir->classes.n; k++)
+                if (in->ir->classes.v[k].name == c->bases.v[i])
+                    next = (int)k;
+        cls = next;
+    }
+    return -1;
+}
+
+AVal *run_method(Interp *in, AVal *self, const char *name, Args *a, bool *found)
+{
+    int m = self && self->k == AV_OBJECT ? find_method(in, self->obj->cls, name) : -1;
+    *found = m >= 0;
+    return m >= 0 ? run_function(in, m, self, a) : av_unknown(in);
+}
+
+static bool class_has_decorator(Interp *in, int cls, const char *name)
+{
+    const Node *n = syn_node(in->S, in->ir->classes.v[cls].node);
+    for (uint32_t i = 0; i < node_nkids(in->S, n); i++) {
+        const Node *d = node_kid(in->S, n, i);
+        if (d->kind != N_DECORATOR)
+            continue;
+        uint32_t e = node_kid_id(in->S, d, 0);
+        const Token *last = d->end_tok > d->first_tok ? &in->S->toks.v[d->end_tok - 1] : NULL;
+        for (uint32_t t = d->first_tok; t < d->end_tok; t++)
+            if (in->S->toks.v[t].kind == T_NAME && strcmp(in_name(in, in->S->toks.v[t].name), name) == 0)
+                return true;
+        (void)e;
+        (void)last;
+    }
+    return false;
+}
+
+/* The class body's function (its class-level assignments live there). */
+static int class_body(Interp *in, int cls)
+{
+    for (uint32_t i = 0; i < in->ir->funcs.n; i++)
+        if (in->ir->funcs.v[i].kind == SCOPE_CLASS && in->ir->funcs.v[i].node == in->ir->classes.v[cls].node)
+            return (int)i;
+    return -1;
+}
+
+/* Class-level `name [: T] = value` statements, in order: for dataclasses and
+ * class attributes. Calls fn for each. */
+static void class_fields(Interp *in, int cls, void (*fn)(Interp *, void *, const char *, uint32_t),
+                         void *ctx)
+{
+    const Node *c = syn_node(in->S, in->ir->classes.v[cls].node);
+    const Node *body = NULL;
+    for (uint32_t i = 0; i < node_nkids(in->S, c); i++)
+        if (node_kid(in->S, c, i)->kind == N_BLOCK)
+            body = node_kid(in->S, c, i);
+    for (uint32_t i = 0; body && i < node_nkids(in->S, body); i++) {
+        const Node *line = node_kid(in->S, body, i);
+        for (uint32_t j = 0; line->kind == N_SIMPLE_LINE && j < node_nkids(in->S, line); j++) {
+            const Node *st = node_kid(in->S, line, j);
+            if (st->kind != N_ASSIGN && st->kind != N_ANN_ASSIGN)
+                continue;
+            const Node *target = node_kid(in->S, st, 0);
+            if (target->kind != N_NAME)
+                continue;
+            const Token *t = &in->S->toks.v[target->first_tok];
+            bool has_value = node_token(in->S, st, T_EQUAL) != NULL;
+            uint32_t value = has_value ? node_kid_id(in->S, st, node_nkids(in->S, st) - 1) : UINT32_MAX;
+            fn(in, ctx, in_name(in, t->name), value);
+        }
+    }
+}
+
+typedef struct FieldInit {
+    Obj *obj;
+    Args *args;
+    int body;
+    uint32_t pos;
+} FieldInit;
+
+static void init_field(Interp *in, void *ctx, const char *name, uint32_t value)
+{
+    FieldInit *fi = ctx;
+    AVal *v = args_get(fi->args, -1, name);
+    if (!v)
+        v = args_get(fi->args, (int)fi->pos, NULL);
+    fi->pos++;
+    if (!v && value != UINT32_MAX && fi->body >= 0) {
+        ValueId dv = value_for_node(in, fi->body, value);
+        v = dv ? eval(in, demand_frame(in, fi->body), dv) : NULL;
+    }
+    obj_set(in, fi->obj, name, v ? v : av_unknown(in));
+}
+
+static bool class_is_dataset(Interp *in, int cls)
+{
+    const IrClass *c = &in->ir->classes.v[cls];
+    for (uint32_t i = 0; i < c->bases.n; i++) {
+        const char *b = in_name(in, c->bases.v[i]);
+        if (strstr(b, "Dataset"))
+            return true;
+    }
+    return false;
+}
+
+static AVal *instantiate(Interp *in, int cls, Args *a)
+{
+    AVal *self = av_obj(in, NN_NONE);
+    self->obj->cls = cls;
+    self->obj->is_module = in->ir->classes.v[cls].is_module;
+    if (class_has_decorator(in, cls, "dataclass")) {
+        FieldInit fi = {self->obj, a, class_body(in, cls), 0};
+        class_fields(in, cls, init_field, &fi);
+        return self;
+    }
+    bool found;
+    run_method(in, self, "__init__", a, &found);
+    (void)class_is_dataset;
+    return self;
+}
+
+typedef struct ClassAttr {
+    const char *want;
+    uint32_t value;
+    bool found;
+} ClassAttr;
+
+static void find_class_attr(Interp *in, void *ctx, const char *name, uint32_t value)
+{
+    (void)in;
+    ClassAttr *ca = ctx;
+    if (strcmp(name, ca->want) == 0 && value != UINT32_MAX) {
+        ca->value = value;
+        ca->found = true;
+    }
+}
+
+/* obj.name for an in-file object: instance attribute, method, class attribute. */
+static AVal *object_attr(Interp *in, AVal *self, const char *name)
+{
+    AVal *v = obj_get(self->obj, name);
+    if (v)
+        return v;
+    int m = self->obj->cls >= 0 ? find_method(in, self->obj->cls, name) : -1;
+    if (m >= 0) {
+        AVal *f = av_new(in, AV_FUNC);
+        f->fn = m;
+        f->self = self;
+        return f;
+    }
+    if (self->obj->cls >= 0) {
+        ClassAttr ca = {name, 0, false};
+        class_fields(in, self->obj->cls, find_class_attr, &ca);
+        int body = class_body(in, self->obj->cls);
+        if (ca.found && body >= 0) {
+            ValueId dv = value_for_node(in, body, ca.value);
+            if (dv)
+                return eval(in, demand_frame(in, body), dv);
+        }
+    }
+    return attr_of_value(in, self, name);
+}
+
+AVal *call_value(Interp *in, AVal *callee, Args *a)
+{
+    if (++in->steps > MAX_STEPS) {
+        interp_fail(in, "the script's model code is too large to interpret");
+        return av_unknown(in);
+    }
+    switch (callee->k) {
+    case AV_FUNC:
+        return run_function(in, callee->fn, callee->self, a);
+    case AV_CLASS:
+        return instantiate(in, callee->fn, a);
+    case AV_QUAL:
+        return lib_call(in, callee->s, a);
+    case AV_BOUND:
+        return method_call(in, callee->self, callee->s, a);
+    case AV_OBJECT: {
+        Obj *o = callee->obj;
+        if (o->nn != NN_NONE)
+            return module_call(in, o, a);
+        bool found;
+        AVal *r = run_method(in, callee, "forward", a, &found);
+        if (!found)
+            r = run_method(in, callee, "__call__", a, &found);
+        return r;
+    }
+    default:
+        return av_unknown(in);
+    }
+}
+
+/* ---- iteration ------------------------------------------------------------------------- */
+
+/* The items a for loop over `seq` visits, or NULL when unknown. */
+AVal *iter_items(Interp *in, AVal *seq)
+{
+    if (seq->k == AV_SEQ)
+        return seq;
+    if (seq->k == AV_DICT) {
+        AVal *s = av_seq(in, seq->n);
+        for (uint32_t i = 0; i < seq->n; i++)
+            s->items[i] = av_str(in, seq->keys[i]);
+        return s;
+    }
+    if (seq->k == AV_OBJECT && seq->obj->nn == NN_MODULELIST)
+        return obj_get(seq->obj, "__items__");
+    if (seq->k == AV_OBJECT && seq->obj->nn == NN_SEQUENTIAL)
+        return obj_get(seq->obj, "__items__");
+    if (seq->k == AV_OBJECT && seq->obj->nn == NN_MODULEDICT) {
+        AVal *d = obj_get(seq->obj, "__dict__");
+        return d ? iter_items(in, d) : NULL;
+    }
+    return NULL;
+}
+
+static AVal *iter_next(Interp *in, Frame *fr, ValueId v, ValueId src)
+{
+    const IrFunction *f = &in->ir->funcs.v[fr->fi];
+    AVal *seq = eval(in, fr, src);
+    if (fr->demand) {
+        AVal *items = iter_items(in, seq);
+        if (items && items->n)
+            return items->items[0];
+        if (seq->k == AV_OBJECT && seq->obj->nn == NN_LOADER)
+            return loader_batch(in, seq);
+        return av_unknown(in);
+    }
+    BlockId b = f->values.v[v].block;
+    bool fresh = !fr->iters[v] || (f->blocks.v[b].preds.n && fr->prev == f->blocks.v[b].preds.v[0]) ||
+                 fr->prev == UINT32_MAX;
+    if (fresh) {
+        AVal *items = iter_items(in, seq);
+        if (!items) {
+            /* unknown length: one representative iteration */
+            items = av_seq(in, 1);
+            items->items[0] = seq->k == AV_OBJECT && seq->obj->nn == NN_LOADER ? loader_batch(in, seq)
+                                                                                : av_unknown(in);
+        }
+        fr->iters[v] = items;
+        fr->iterpos[v] = 0;
+    }
+    AVal *items = fr->iters[v];
+    if (fr->iterpos[v] >= items->n) {
+        fr->iter_done[v] = true;
+        return av_unknown(in);
+    }
+    fr->iter_done[v] = false;
+    return items->items[fr->iterpos[v]++];
+}
+
+/* A comprehension in an executed function: its inline values (from the
+ * first one lowered for it to the element) run once per item. */
+static AVal *comprehension(Interp *in, Frame *fr, ValueId build)
+{
+    const IrFunction *f = &in->ir->funcs.v[fr->fi];
+    const IrValue *bv = &f->values.v[build];
+    uint32_t lo = node_start(in->S, syn_node(in->S, bv->node)), hi = node_end(in->S, syn_node(in->S, bv->node));
+    ValueId first = build, it = 0;
+    for (ValueId i = build; i-- > 1;) {
+        const IrValue *x = &f->values.v[i];
+        if (x->block != bv->block || !x->node)
+            break;
+        uint32_t s = node_start(in->S, syn_node(in->S, x->node));
+        if (s < lo || s >= hi)
+            break;
+        first = i;
+        if (x->op == IR_ITER_NEXT && !it)
+            it = i;
+    }
+    if (!it)
+        return av_unknown(in);
+    /* the iterable is evaluated before the ITER_NEXT; evaluate the values up to it */
+    for (ValueId i = first; i < it; i++)
+        exec_value(in, fr, i);
+    AVal *items = iter_items(in, eval(in, fr, f->values.v[it].args[0]));
+    if (!items)
+        return av_unknown(in);
+    AVal *out = av_seq(in, items->n);
+    uint32_t k = 0;
+    for (uint32_t n = 0; n < items->n && !in->error; n++) {
+        fr->vals[it] = items->items[n];
+        bool keep = true;
+        for (ValueId i = it + 1; i < build; i++) {
+            exec_value(in, fr, i);
+            /* a COMP_IF condition */
+            uint32_t par = in->parent[f->values.v[i].node];
+            if (syn_node(in->S, par)->kind == N_COMP_IF) {
+                bool known;
+                if (!av_truth(fr->vals[i], &known) && known)
+                    keep = false;
+            }
+        }
+        if (keep)
+            out->items[k++] = fr->vals[bv->args[0]];
+    }
+    out->n = k;
+    return out;
+}
+
+/* ---- expressions ------------------------------------------------------------------------ */
+
+static int binop_token(Interp *in, uint32_t node)
+{
+    const Node *n = syn_node(in->S, node);
+    for (uint32_t k = 0; k < n->nkids; k++)
+        if (elem_is_token(n->kids[k])) {
+            int kind = in->S->toks.v[elem_index(n->kids[k])].kind;
+            if (kind != T_LPAR && kind != T_RPAR)
+                return kind;
+        }
+    return 0;
+}
+
+static AVal *arith(Interp *in, int tok, AVal *a, AVal *b)
+{
+    if (a->k == AV_TENSOR || b->k == AV_TENSOR)
+        return tensor_binop(in, tok, a, b);
+    int64_t x, y;
+    if (av_int_of(a, &x) && av_int_of(b, &y) && a->k != AV_FLOAT && b->k != AV_FLOAT) {
+        switch (tok) {
+        case T_PLUS: case T_PLUSEQUAL: return av_int(in, x + y);
+        case T_MINUS: case T_MINEQUAL: return av_int(in, x - y);
+        case T_STAR: case T_STAREQUAL: return av_int(in, x * y);
+        case T_DOUBLESLASH: case T_DOUBLESLASHEQUAL:
+            return y ? av_int(in, x / y - ((x % y != 0) && ((x < 0) != (y < 0)))) : av_unknown(in);
+        case T_PERCENT: return y ? av_int(in, ((x % y) + y) % y) : av_unknown(in);
+        case T_SLASH: case T_SLASHEQUAL: return y ? av_float(in, (double)x / (double)y) : av_unknown(in);
+        case T_DOUBLESTAR: {
+            int64_t r = 1;
+            for (int64_t i = 0; i < y && i < 64; i++)
+                r *= x;
+            return y >= 0 ? av_int(in, r) : av_float(in, 1.0 / (double)r);
+        }
+        default: return av_unknown(in);
+        }
+    }
+    double p, q;
+    if (av_num(a, &p) && av_num(b, &q)) {
+        switch (tok) {
+        case T_PLUS: case T_PLUSEQUAL: return av_float(in, p + q);
+        case T_MINUS: case T_MINEQUAL: return av_float(in, p - q);
+        case T_STAR: case T_STAREQUAL: return av_float(in, p * q);
+        case T_SLASH: case T_SLASHEQUAL: return q != 0 ? av_float(in, p / q) : av_unknown(in);
+        default: return av_unknown(in);
+        }
+    }
+    if (a->k == AV_SEQ && b->k == AV_SEQ && (tok == T_PLUS || tok == T_PLUSEQUAL)) {
+        AVal *s = av_seq(in, a->n + b->n);
+        memcpy(s->items, a->items, a->n * sizeof *s->items);
+        memcpy(s->items + a->n, b->items, b->n * sizeof *s->items);
+        return s;
+    }
+    if (a->k == AV_STR && b->k == AV_STR && tok == T_PLUS)
+        return av_str(in, arena_printf(in->a, "%s%s", a->s, b->s));
+    return av_unknown(in);
+}
+
+static AVal *compare(Interp *in, Frame *fr, ValueId v)
+{
+    const IrFunction *f = &in->ir->funcs.v[fr->fi];
+    const IrValue *x = &f->values.v[v];
+    const Node *n = syn_node(in->S, x->node);
+    if (n->kind == N_NOT) {
+        bool known;
+        bool t = av_truth(eval(in, fr, x->args[0]), &known);
+        return known ? av_bool(in, !t) : av_unknown(in);
+    }
+    if (x->nargs != 2)
+        return av_unknown(in);
+    AVal *a = eval(in, fr, x->args[0]), *b = eval(in, fr, x->args[1]);
+    int tok = binop_token(in, x->node);
+    if (a->k == AV_TENSOR || b->k == AV_TENSOR)
+        return tensor_binop(in, T_EQEQUAL, a, b);
+    if (tok == T_KW_IS || tok == T_EQEQUAL || tok == T_NOTEQUAL) {
+        bool neg = tok == T_NOTEQUAL;
+        if (tok == T_KW_IS)
+            for (uint32_t k = 0; k < n->nkids; k++)
+                if (elem_is_token(n->kids[k]) && in->S->toks.v[elem_index(n->kids[k])].kind == T_KW_NOT)
+                    neg = true;
+        int eq = -1;
+        double p, q;
+        if (a->k == AV_NONE || b->k == AV_NONE)
+            eq = (a->k == AV_NONE) == (b->k == AV_NONE) ? 1 : (a->k == AV_UNKNOWN || b->k == AV_UNKNOWN) ? -1 : 0;
+        else if (a->k == AV_STR && b->k == AV_STR && a->s && b->s)
+            eq = strcmp(a->s, b->s) == 0;
+        else if (av_num(a, &p) && av_num(b, &q))
+            eq = p == q;
+        return eq < 0 ? av_unknown(in) : av_bool(in, neg ? !eq : eq);
+    }
+    double p, q;
+    if (av_num(a, &p) && av_num(b, &q)) {
+        switch (tok) {
+        case T_LESS: return av_bool(in, p < q);
+        case T_GREATER: return av_bool(in, p > q);
+        case T_LESSEQUAL: return av_bool(in, p <= q);
+        case T_GREATEREQUAL: return av_bool(in, p >= q);
+        default: break;
+        }
+    }
+    return av_unknown(in);
+}
+
+static AVal *boolop(Interp *in, Frame *fr, ValueId v)
+{
+    const IrFunction *f = &in->ir->funcs.v[fr->fi];
+    const IrValue *x = &f->values.v[v];
+    const Node *n = syn_node(in->S, x->node);
+    if (n->kind == N_IF_EXP) {
+        ValueId test = value_for_node(in, fr->fi, node_kid_id(in->S, n, 1));
+        bool known;
+        bool t = test ? av_truth(eval(in, fr, test), &known) : (known = false);
+        /* unknown: the first alternative (`"cuda" if torch.cuda.is_available() else "cpu"`) */
+        return eval(in, fr, known && !t ? x->args[1] : x->args[0]);
+    }
+    bool is_or = false;
+    for (uint32_t k = 0; k < n->nkids; k++)
+        if (elem_is_token(n->kids[k]) && in->S->toks.v[elem_index(n->kids[k])].kind == T_KW_OR)
+            is_or = true;
+    AVal *last = av_unknown(in);
+    for (uint32_t i = 0; i < x->nargs; i++) {
+        last = eval(in, fr, x->args[i]);
+        bool known;
+        bool t = av_truth(last, &known);
+        if (!known)
+            return av_unknown(in);
+        if (is_or ? t : !t)
+            return last;
+    }
+    return last;
+}
+
+static AVal *build(Interp *in, Frame *fr, ValueId v)
+{
+    const IrFunction *f = &in->ir->funcs.v[fr->fi];
+    const IrValue *x = &f->values.v[v];
+    const Node *n = syn_node(in->S, x->node);
+    switch ((NodeKind)n->kind) {
+    case N_TUPLE: case N_LIST: case N_SET: {
+        AVal *s = av_seq(in, x->nargs);
+        for (uint32_t i = 0; i < x->nargs; i++)
+            s->items[i] = eval(in, fr, x->args[i]);
+        return s;
+    }
+    case N_DICT_ITEM: {
+        AVal *s = av_seq(in, 2);
+        s->items[0] = x->nargs > 0 ? eval(in, fr, x->args[0]) : av_unknown(in);
+        s->items[1] = x->nargs > 1 ? eval(in, fr, x->args[1]) : av_unknown(in);
+        return s;
+    }
+    case N_DICT: {
+        AVal *d = av_new(in, AV_DICT);
+        d->items = arena_zalloc(in->a, (x->nargs * 8 + 1) * sizeof *d->items);
+        d->keys = arena_zalloc(in->a, (x->nargs * 8 + 1) * sizeof *d->keys);
+        for (uint32_t i = 0; i < x->nargs; i++) {
+            AVal *it = eval(in, fr, x->args[i]);
+            if (it->k == AV_SEQ && it->n == 2 && it->items[0]->k == AV_STR) {
+                d->keys[d->n] = it->items[0]->s;
+                d->items[d->n++] = it->items[1];
+            }
+        }
+        return d;
+    }
+    case N_SLICE: {
+        AVal *s = av_new(in, AV_SLICE);
+        s->n = 3;
+        s->items = arena_zalloc(in->a, 3 * sizeof *s->items);
+        uint32_t colons = 0, arg = 0;
+        for (uint32_t k = 0; k < n->nkids; k++) {
+            if (elem_is_token(n->kids[k])) {
+                if (in->S->toks.v[elem_index(n->kids[k])].kind == T_COLON)
+                    colons++;
+            } else if (arg < x->nargs && colons < 3) {
+                s->items[colons] = eval(in, fr, x->args[arg++]);
+                s->i |= 1 << colons;
+            }
+        }
+        return s;
+    }
+    case N_LIST_COMP: case N_GENERATOR: case N_SET_COMP:
+        return fr->demand ? av_unknown(in) : comprehension(in, fr, v);
+    default:
+        return av_unknown(in);
+    }
+}
+
+static AVal *subscript(Interp *in, AVal *base, AVal *idx)
+{
+    int64_t i;
+    if (base->k == AV_SEQ && av_int_of(idx, &i)) {
+        if (i < 0)
+            i += base->n;
+        return i >= 0 && i < (int64_t)base->n ? base->items[i] : av_unknown(in);
+    }
+    if (base->k == AV_SEQ && idx->k == AV_SLICE) {
+        int64_t lo = 0, hi = base->n;
+        if ((idx->i & 1) && !av_int_of(idx->items[0], &lo))
+            return av_unknown(in);
+        if ((idx->i & 2) && !av_int_of(idx->items[1], &hi))
+            return av_unknown(in);
+        if (lo < 0) lo += base->n;
+        if (hi < 0) hi += base->n;
+        if (hi > (int64_t)base->n) hi = base->n;
+        if (lo < 0) lo = 0;
+        AVal *s = av_seq(in, hi > lo ? (uint32_t)(hi - lo) : 0);
+        for (int64_t k = lo; k < hi; k++)
+            s->items[k - lo] = base->items[k];
+        return s;
+    }
+    if (base->k == AV_DICT && idx->k == AV_STR) {
+        for (uint32_t k = 0; k < base->n; k++)
+            if (strcmp(base->keys[k], idx->s) == 0)
+                return base->items[k];
+        return av_unknown(in);
+    }
+    if (base->k == AV_OBJECT && (base->obj->nn == NN_MODULELIST || base->obj->nn == NN_SEQUENTIAL))
+        return subscript(in, obj_get(base->obj, "__items__") ? obj_get(base->obj, "__items__") : av_unknown(in), idx);
+    if (base->k == AV_OBJECT && base->obj->nn == NN_MODULEDICT)
+        return subscript(in, obj_get(base->obj, "__dict__") ? obj_get(base->obj, "__dict__") : av_unknown(in), idx);
+    if (base->k == AV_OBJECT && base->obj->cls >= 0) {
+        Args a = {{idx}, {NULL}, 1};
+        bool found;
+        AVal *r = run_method(in, base, "__getitem__", &a, &found);
+        if (found)
+            return r;
+    }
+    if (base->k == AV_OBJECT && base->obj->nn == NN_OUTPUT && idx->k == AV_INT)
+        return attr_of_value(in, base, idx->i == 0 ? (obj_get(base->obj, "loss") ? "loss" : "logits") : "logits");
+    if (base->k == AV_TENSOR)
+        return tensor_subscript(in, base, idx);
+    return av_unknown(in);
+}
+
+static AVal *unpack(Interp *in, AVal *v, uint32_t index)
+{
+    if (v->k == AV_SEQ)
+        return index < v->n ? v->items[index] : av_unknown(in);
+    if (v->k == AV_OBJECT && v->obj->nn == NN_OUTPUT)
+        return subscript(in, v, av_int(in, index));
+    return av_unknown(in);
+}
+
+/* Arguments of a call value, with **dict splats expanded. */
+static void call_args(Interp *in, Frame *fr, const IrValue *x, Args *a)
+{
+    const Node *call = syn_node(in->S, x->node);
+    const Node *argn = call->kind == N_CALL ? node_kid(in->S, call, 1) : NULL;
+    a->n = 0;
+    for (uint32_t i = 1; i < x->nargs && a->n < ARGS_MAX; i++) {
+        AVal *v = eval(in, fr, x->args[i]);
+        const Node *an = argn && i - 1 < node_nkids(in->S, argn) ? node_kid(in->S, argn, i - 1) : NULL;
+        if (an && an->kind == N_DOUBLE_STARRED && v->k == AV_DICT) {
+            for (uint32_t k = 0; k < v->n && a->n < ARGS_MAX; k++) {
+                a->kw[a->n] = v->keys[k];
+                a->v[a->n++] = v->items[k];
+            }
+            continue;
+        }
+        if (an && an->kind == N_STARRED && v->k == AV_SEQ) {
+            for (uint32_t k = 0; k < v->n && a->n < ARGS_MAX; k++) {
+                a->kw[a->n] = NULL;
+                a->v[a->n++] = v->items[k];
+            }
+            continue;
+        }
+        a->kw[a->n] = x->kwnames && x->kwnames[i] ? in_name(in, x->kwnames[i]) : NULL;
+        a->v[a->n++] = v;
+    }
+}
+
+/* with-blocks around a top-level value: autocast and no_grad in force there. */
+static void context_at(Interp *in, Frame *fr, uint32_t node, bool *autocast, DType *dt)
+{
+    for (uint32_t p = in->parent[node], guard = 0; p && guard < 4096; p = in->parent[p], guard++) {
+        const Node *n = syn_node(in->S, p);
+        if (n->kind != N_WITH)
+            continue;
+        for (uint32_t k = 0; k < node_nkids(in->S, n); k++) {
+            const Node *item = node_kid(in->S, n, k);
+            if (item->kind != N_WITH_ITEM)
+                continue;
+            ValueId ev = value_for_node(in, fr->fi, node_id(in->S, item));
+            const IrValue *enter = ev ? &in->ir->funcs.v[fr->fi].values.v[ev] : NULL;
+            AVal *c = enter && enter->op == IR_WITH_ENTER && enter->nargs ? eval(in, fr, enter->args[0]) : NULL;
+            if (c && c->k == AV_OBJECT && c->obj->nn == NN_OPAQUE && c->obj->a == 2) {
+                *autocast = c->obj->b != 0;
+                *dt = (DType)c->obj->c;
+            }
+        }
+    }
+}
+
+/* `out = model(x)` or `logits, loss = model(x, y)`: the script holds the
+ * result until the next iteration assigns it again. */
+static bool assigned_whole(Interp *in, uint32_t node)
+{
+    uint32_t p = in->parent[node];
+    while (p && syn_node(in->S, p)->kind == N_PAREN) {
+        node = p;
+        p = in->parent[p];
+    }
+    const Node *n = syn_node(in->S, p);
+    return n->kind == N_ASSIGN && node_kid_id(in->S, n, node_nkids(in->S, n) - 1) == node;
+}
+
+static void keep_outputs(Interp *in, AVal *r)
+{
+    if (r->k == AV_TENSOR && r->gpu)
+        tr_keep(in->tr, r->t);
+    for (uint32_t i = 0; r->k == AV_SEQ && i < r->n; i++)
+        keep_outputs(in, r->items[i]);
+}
+
+/* The step's model call: the batch and sequence it sees, overridden when
+ * the user asks (--batch, --seq, remedies). Token inputs are 2-D integers:
+ * (batch, sequence); anything else only has its batch changed. */
+static AVal *resized(Interp *in, AVal *x)
+{
+    if (x->k != AV_TENSOR || !x->nd)
+        return x;
+    int64_t dim[TR_MAXDIM];
+    memcpy(dim, x->dim, sizeof dim);
+    bool tokens = x->dtype == DT_I64 && x->nd == 2;
+    if (!in->seen_batch) {
+        in->seen_batch = in->batch_override ? in->batch_override : dim[0];
+        in->seen_seq = !tokens ? 0 : in->seq_override ? in->seq_override : dim[1];
+    }
+    bool change = (in->batch_override && dim[0] != in->batch_override) ||
+                  (tokens && in->seq_override && dim[1] != in->seq_override);
+    if (!change)
+        return x;
+    if (in->batch_override)
+        dim[0] = in->batch_override;
+    if (tokens && in->seq_override)
+        dim[1] = in->seq_override;
+    if (x->gpu)
+        in->tr->t.v[x->t].kept = false;   /* the script's own tensor is not used */
+    return av_tensor_new(in, (DType)x->dtype, x->nd, dim, x->gpu);
+}
+
+static void prepare_model_call(Interp *in, AVal *model, Args *a)
+{
+    in->model_called = true;
+    if (model->obj->cls >= 0)
+        in->model_class = in_name(in, in->ir->classes.v[model->obj->cls].name);
+    for (uint32_t i = 0; i < a->n; i++)
+        a->v[i] = resized(in, a->v[i]);
+}
+
+static AVal *call(Interp *in, Frame *fr, ValueId v)
+{
+    const IrFunction *f = &in->ir->funcs.v[fr->fi];
+    const IrValue *x = &f->values.v[v];
+    AVal *callee = eval(in, fr, x->args[0]);
+    Args a;
+    call_args(in, fr, x, &a);
+    if (!fr->demand)
+        return call_value(in, callee, &a);
+    bool model_call = callee->k == AV_OBJECT && callee->obj->is_module && !in->model_called;
+    if (model_call) {
+        in->model_call_named = assigned_whole(in, x->node);
+        prepare_model_call(in, callee, &a);
+    }
+    /* top level: the grad mode the IR computed and the autocast region */
+    Trace *tr = in->tr;
+    bool ng = tr->no_grad, ac = tr->autocast_on;
+    DType adt = tr->autocast;
+    tr->no_grad = x->grad == GRAD_DISABLED;
+    bool on = false;
+    DType dt = DT_BF16;
+    context_at(in, fr, x->node, &on, &dt);
+    if (model_call && in->force_autocast) {
+        on = true;
+        dt = DT_BF16;
+    }
+    tr->autocast_on = on;
+    if (on)
+        tr->autocast = dt;
+    AVal *r = call_value(in, callee, &a);
+    if (model_call && in->model_call_named)
+        keep_outputs(in, r);
+    tr->no_grad = ng;
+    tr->autocast_on = ac;
+    tr->autocast = adt;
+    return r;
+}
+
+/* A parameter of a function evaluated on demand: the argument at a call
+ * site of the function in the file (the first one found). */
+static AVal *param_from_call_site(Interp *in, Frame *fr, const IrValue *p)
+{
+    const IrFunction *f = &in->ir->funcs.v[fr->fi];
+    if (!f->name)
+        return av_unknown(in);
+    for (uint32_t fi = 0; fi < in->ir->funcs.n; fi++) {
+        const IrFunction *g = &in->ir->funcs.v[fi];
+        for (uint32_t i = 1; i < g->values.n; i++) {
+            const IrValue *c = &g->values.v[i];
+            if (c->op != IR_CALL || !c->nargs)
+                continue;
+            const IrValue *callee = &g->values.v[c->args[0]];
+            if (callee->op != IR_GLOBAL || callee->name != f->name)
+                continue;
+            Frame *cf = demand_frame(in, (int)fi);
+            Args a;
+            call_args(in, cf, c, &a);
+            AVal *arg = args_get(&a, (int)p->index, in_name(in, p->name));
+            return arg ? arg : av_unknown(in);
+        }
+    }
+    return av_unknown(in);
+}
+
+static AVal *global(Interp *in, const IrValue *x)
+{
+    if (x->qual) {
+        const char *q = in_name(in, x->qual);
+        if (strcmp(q, "builtins.__name__") == 0)
+            return av_str(in, "__main__");
+        return av_qual(in, q);
+    }
+    if (strcmp(in_name(in, x->name), "__name__") == 0)
+        return av_str(in, "__main__");
+    const Ir *ir = in->ir;
+    if (x->name < ir->nnames && ir->last_def[x->name]) {
+        const IrModuleDef *d = &ir->module_defs.v[ir->last_def[x->name] - 1];
+        return eval(in, demand_frame(in, 0), d->value);
+    }
+    return av_unknown(in);
+}
+
+static AVal *compute(Interp *in, Frame *fr, ValueId v)
+{
+    const IrFunction *f = &in->ir->funcs.v[fr->fi];
+    const IrValue *x = &f->values.v[v];
+    switch ((IrOp)x->op) {
+    case IR_CONST:
+        return constant(in, x->node);
+    case IR_PARAM:
+        return fr->demand ? param_from_call_site(in, fr, x) : av_unknown(in);
+    case IR_GLOBAL:
+        return global(in, x);
+    case IR_PHI:
+        if (!fr->demand && fr->prev != UINT32_MAX) {
+            const IrBlock *b = &f->blocks.v[x->block];
+            for (uint32_t i = 0; i < b->preds.n && i < x->nargs; i++)
+                if (b->preds.v[i] == fr->prev)
+                    return eval(in, fr, x->args[i]);
+        }
+        return x->nargs ? eval(in, fr, x->args[0]) : av_unknown(in);
+    case IR_CALL:
+        return call(in, fr, v);
+    case IR_ATTR: {
+        AVal *base = eval(in, fr, x->args[0]);
+        const char *name = in_name(in, x->name);
+        if (base->k == AV_OBJECT && base->obj->nn == NN_NONE)
+            return object_attr(in, base, name);
+        if (base->k == AV_QUAL && !x->qual)
+            return av_qual(in, arena_printf(in->a, "%s.%s", base->s, name));
+        if (x->qual && base->k == AV_QUAL)
+            return av_qual(in, in_name(in, x->qual));
+        return attr_of_value(in, base, name);
+    }
+    case IR_SUBSCR:
+        return subscript(in, eval(in, fr, x->args[0]), eval(in, fr, x->args[1]));
+    case IR_BINOP: {
+        if (x->nargs != 2)
+            return av_unknown(in);
+        return arith(in, binop_token(in, x->node), eval(in, fr, x->args[0]), eval(in, fr, x->args[1]));
+    }
+    case IR_UNARY: {
+        AVal *a = x->nargs ? eval(in, fr, x->args[0]) : av_unknown(in);
+        int tok = binop_token(in, x->node);
+        if (tok == T_MINUS && a->k == AV_INT)
+            return av_int(in, -a->i);
+        if (tok == T_MINUS && a->k == AV_FLOAT)
+            return av_float(in, -a->f);
+        return tok == T_PLUS || a->k == AV_TENSOR ? a : av_unknown(in);
+    }
+    case IR_COMPARE:
+        return compare(in, fr, v);
+    case IR_BOOLOP:
+        return boolop(in, fr, v);
+    case IR_BUILD:
+        return build(in, fr, v);
+    case IR_UNPACK:
+        return unpack(in, eval(in, fr, x->args[0]), x->index);
+    case IR_ITER_NEXT:
+        return iter_next(in, fr, v, x->args[0]);
+    case IR_FUNC: {
+        AVal *r = av_new(in, AV_FUNC);
+        r->fn = (int)x->index;
+        return r;
+    }
+    case IR_CLASS: {
+        AVal *r = av_new(in, AV_CLASS);
+        r->fn = (int)x->index;
+        return r;
+    }
+    case IR_STORE_ATTR: {
+        if (fr->demand || x->nargs < 2)
+            return av_none(in);
+        AVal *base = eval(in, fr, x->args[0]), *val = eval(in, fr, x->args[1]);
+        const char *name = in_name(in, x->name);
+        if (base->k == AV_OBJECT && base->obj->nn != NN_NONE && base->obj->nn < NN_OPTIMIZER)
+            tie_weight(in, base->obj, name, val);
+        else if (base->k == AV_OBJECT)
+            obj_set(in, base->obj, name, val);
+        return av_none(in);
+    }
+    case IR_STORE_SUBSCR: {
+        if (fr->demand || x->nargs < 3)
+            return av_none(in);
+        AVal *base = eval(in, fr, x->args[0]), *key = eval(in, fr, x->args[1]);
+        AVal *val = eval(in, fr, x->args[2]);
+        int64_t i;
+        if (base->k == AV_SEQ && av_int_of(key, &i) && i >= 0 && i < (int64_t)base->n)
+            base->items[i] = val;
+        return av_none(in);
+    }
+    case IR_WITH_ENTER: {
+        AVal *c = x->nargs ? eval(in, fr, x->args[0]) : av_unknown(in);
+        if (!fr->demand && c->k == AV_OBJECT && c->obj->nn == NN_OPAQUE) {
+            if (c->obj->a == 1)
+                in->tr->no_grad = true;
+            if (c->obj->a == 2 && c->obj->b) {
+                in->tr->autocast_on = true;
+                in->tr->autocast = (DType)c->obj->c;
+            }
+        }
+        return c;
+    }
+    case IR_WITH_EXIT: {
+        AVal *c = x->nargs ? eval(in, fr, x->args[0]) : av_unknown(in);
+        if (!fr->demand && c->k == AV_OBJECT && c->obj->nn == NN_OPAQUE) {
+            if (c->obj->a == 1)
+                in->tr->no_grad = false;
+            if (c->obj->a == 2)
+                in->tr->autocast_on = false;
+        }
+        return av_none(in);
+    }
+    case IR_RETURN:
+        fr->ret = x->nargs ? eval(in, fr, x->args[0]) : av_none(in);
+        return fr->ret;
+    default:
+        return av_unknown(in);
+    }
+}
+
+static AVal *eval(Interp *in, Frame *fr, ValueId v)
+{
+    if (!v || in->error)
+        return av_unknown(in);
+    if (fr->vals[v])
+        return fr->vals[v];
+    if (!fr->demand) {
+        /* an executed frame computes values in order; an operand from a
+         * branch not taken (or a loop-header phi's back edge) is unknown */
+        const IrValue *x = &in->ir->funcs.v[fr->fi].values.v[v];
+        if (x->op != IR_FUNC && x->op != IR_CLASS && x->op != IR_GLOBAL && x->op != IR_CONST)
+            return av_unknown(in);
+    }
+    if (++in->steps > MAX_STEPS) {
+        interp_fail(in, "the script is too large to interpret");
+        return av_unknown(in);
+    }
+    if (in->depth >= MAX_DEPTH) {
+        interp_fail(in, "values depend on each other too deeply");
+        return av_unknown(in);
+    }
+    fr->vals[v] = av_unknown(in);   /* cycles (loop phis on demand) resolve to unknown */
+    in->depth++;
+    AVal *r = compute(in, fr, v);
+    in->depth--;
+    if (fr->demand || !fr->vals[v] || fr->vals[v]->k == AV_UNKNOWN)
+        fr->vals[v] = r;
+    return r;
+}
+
+/* Executes value v now (an executed frame, in order): loops run the same
+ * values again, so a previous iteration's result is replaced. */
+static AVal *exec_value(Interp *in, Frame *fr, ValueId v)
+{
+    if (in->error)
+        return fr->vals[v] = av_unknown(in);
+    if (++in->steps > MAX_STEPS) {
+        interp_fail(in, "the script is too large to interpret");
+        return fr->vals[v] = av_unknown(in);
+    }
+    in->depth++;
+    AVal *r = in->depth < MAX_DEPTH ? compute(in, fr, v) : av_unknown(in);
+    in->depth--;
+    return fr->vals[v] = r;
+}
+
+AVal *interp_eval(Interp *in, int fi, ValueId v) { return eval(in, demand_frame(in, fi), v); }

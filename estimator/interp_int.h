@@ -1,0 +1,77 @@
+/* Internals shared by the interpreter's core (interp.c: Python semantics,
+ * frames, control flow) and its library (torchlib.c: torch, torch.nn,
+ * torch.nn.functional, tensor methods, data loading). */
+#ifndef PFC_INTERP_INT_H
+#define PFC_INTERP_INT_H
+#include "interp.h"
+
+typedef struct Frame {
+    int fi;
+    bool demand;          /* evaluated on demand (top level), not executed */
+    AVal **vals;
+    AVal **iters;         /* ITER_NEXT: the sequence being iterated */
+    uint32_t *iterpos;
+    bool *iter_done;
+    AVal *ret;
+    BlockId prev;         /* the block executed before the current one */
+} Frame;
+
+struct Interp {
+    Arena *a;
+    Syntax *S;
+    const Ir *ir;
+    Trace *tr;
+    InterpHooks hooks;
+    Frame **demand;       /* per function */
+    const char **names;   /* interned id -> C string, filled on use */
+    uint32_t *parent;     /* CST parent of each node */
+    uint64_t steps;
+    int depth;
+    const char *error;
+    AVal unknown, none;
+    /* the step's model call (the first call of a module from the top level) */
+    int64_t batch_override, seq_override;   /* 0: as the script says */
+    bool force_autocast;                    /* run the model under bf16 autocast */
+    int64_t seen_batch, seen_seq;
+    const char *model_class;
+    bool model_called;
+    bool model_call_named;                  /* its result is assigned to a variable */
+    bool in_trainer;                        /* the Trainer's step is running */
+};
+
+#define ARGS_MAX 64
+typedef struct Args {
+    AVal *v[ARGS_MAX];
+    const char *kw[ARGS_MAX];   /* NULL for positional */
+    uint32_t n;
+} Args;
+
+/* core (interp.c) */
+const char *in_name(Interp *in, uint32_t id);
+AVal *av_new(Interp *in, AKind k);
+AVal *av_str(Interp *in, const char *s);
+AVal *av_float(Interp *in, double f);
+AVal *av_bool(Interp *in, bool b);
+AVal *av_seq(Interp *in, uint32_t n);
+AVal *av_qual(Interp *in, const char *q);
+AVal *av_bound(Interp *in, AVal *recv, const char *method);
+AVal *av_none(Interp *in);
+bool av_truth(const AVal *v, bool *known);
+bool av_num(const AVal *v, double *out);
+AVal *args_get(const Args *a, int pos, const char *kw);
+AVal *call_value(Interp *in, AVal *callee, Args *a);
+AVal *iter_items(Interp *in, AVal *seq);   /* a SEQ of the items, or NULL */
+AVal *run_method(Interp *in, AVal *self, const char *name, Args *a, bool *found);
+void interp_fail(Interp *in, const char *why);
+
+/* library (torchlib.c) */
+AVal *lib_call(Interp *in, const char *qual, Args *a);
+AVal *method_call(Interp *in, AVal *recv, const char *name, Args *a);
+AVal *attr_of_value(Interp *in, AVal *base, const char *name);
+AVal *module_call(Interp *in, Obj *m, Args *a);
+AVal *tensor_binop(Interp *in, int tok, AVal *x, AVal *y);
+AVal *tensor_subscript(Interp *in, AVal *x, AVal *idx);
+AVal *loader_batch(Interp *in, AVal *loader);
+void tie_weight(Interp *in, Obj *m, const char *name, AVal *v);
+
+#endif

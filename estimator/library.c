@@ -1,0 +1,169 @@
+/* Models known by name as interpreter hooks (see library.h): a library
+ * constructor makes an opaque module; calling it records the model's
+ * forward through hf.c or vision.c on the shapes the script passes. */
+#include "library.h"
+#include "hf.h"
+#include "interp_int.h"
+#include "vision.h"
+#include <string.h>
+
+static bool known_vision(const char *name)
+{
+    size_t n;
+    const char *const *names = vision_names(&n);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(names[i], name) == 0)
+            return true;
+    return false;
+}
+
+static const char *after(const char *q, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    return strncmp(q, prefix, n) == 0 ? q + n : NULL;
+}
+
+static void release(Interp *in, AVal *x);
+
+static bool library_model(void *ctx, Interp *in, const char *qual, AVal **args, const char **kw,
+                          uint32_t n, Obj *out)
+{
+    LibraryCtx *lc = ctx;
+    const char *name = after(qual, "torchvision.models.");
+    if (name && known_vision(name)) {
+        out->nn = NN_VISION;
+        out->arch = name;
+        out->a = 1000;
+        for (uint32_t i = 0; i < n; i++)
+            if (kw[i] && strcmp(kw[i], "num_classes") == 0)
+                av_int_of(args[i], &out->a);
+        lc->model_name = name;
+        return true;
+    }
+    if (strstr(qual, ".from_pretrained") && (after(qual, "transformers.") || after(qual, "peft."))) {
+        const char *model = NULL;
+        for (uint32_t i = 0; i < n && !model; i++)
+            if ((!kw[i] || strcmp(kw[i], "pretrained_model_name_or_path") == 0) && args[i]->k == AV_STR)
+                model = args[i]->s;
+        if (!model) {
+            lc->error = "from_pretrained's model name is not a literal or a constant pfc can read";
+            return false;
+        }
+        const Arch *a = arch_find(model);
+        if (!a) {
+            lc->error = arena_printf(in->a, "model '%s' is not in the architecture snapshot (pfc archs "
+                                            "lists it)", model);
+            return false;
+        }
+        out->nn = NN_HF;
+        out->arch = a;
+        lc->model_name = a->name;
+        return true;
+    }
+    return false;
+}
+
+/* The script's own input is replaced by the builder's (same shape). */
+static void release(Interp *in, AVal *x)
+{
+    if (x && x->k == AV_TENSOR && x->gpu)
+        in->tr->t.v[x->t].kept = false;
+}
+
+static AVal *call_vision(LibraryCtx *lc, Interp *in, Obj *m, AVal **args, uint32_t n)
+{
+    AVal *x = n ? args[0] : NULL;
+    if (!x || x->k != AV_TENSOR || x->nd != 4) {
+        lc->error = "the torchvision model's input shape could not be read";
+        return av_unknown(in);
+    }
+    release(in, x);
+    lc->batch = x->dim[0];
+    TId logits;
+    if (!vision_build(in->tr, (const char *)m->arch, x->dim[0], x->dim[2], m->a, &logits)) {
+        lc->error = "the torchvision model does not take that image size";
+        return av_unknown(in);
+    }
+    lc->logits = logits;
+    lc->head_op = in->tr->ops.n + 1;
+    return av_tensor_of(in, logits);
+}
+
+static AVal *kwarg(AVal **args, const char **kw, uint32_t n, const char *name, int pos)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (kw[i] && strcmp(kw[i], name) == 0)
+            return args[i];
+    int seen = 0;
+    for (uint32_t i = 0; pos >= 0 && i < n; i++)
+        if (!kw[i] && seen++ == pos)
+            return args[i];
+    return NULL;
+}
+
+/* A Hugging Face model called on token ids: its forward (and loss, with
+ * labels) from the snapshot; the output object holds loss and logits. */
+static AVal *call_hf(LibraryCtx *lc, Interp *in, Obj *m, AVal **args, const char **kw, uint32_t n)
+{
+    const EstimateConfig *cfg = lc->cfg;
+    AVal *ids = kwarg(args, kw, n, "input_ids", 0);
+    AVal *labels = kwarg(args, kw, n, "labels", -1);
+    if (!ids || ids->k != AV_TENSOR || ids->nd != 2) {
+        lc->error = "the model's input_ids shape (batch, sequence) could not be read";
+        return av_unknown(in);
+    }
+    release(in, ids);
+    if (labels && labels->k == AV_TENSOR)
+        release(in, labels);
+    Trace *tr = in->tr;
+    if (!in->in_trainer)
+        tr->training = cfg->train_called;   /* from_pretrained leaves the model in eval() */
+    const Arch *a = m->arch;
+    HfOptions o;
+    memset(&o, 0, sizeof o);
+    o.batch = lc->batch = ids->dim[0];
+    o.seq = lc->seq = ids->dim[1];
+    o.grad_ckpt = cfg->grad_checkpointing && tr->training && !tr->no_grad;
+    o.eager_attention = cfg->eager_attention;
+    o.labels = labels && labels->k != AV_NONE;
+    /* the v5 Trainer turns the cache off; checkpointing in training does too */
+    o.use_cache = !in->in_trainer && !o.grad_ckpt;
+    o.lora_r = cfg->lora_r;
+    o.lora_targets = cfg->lora_targets ? cfg->lora_targets
+                     : a->family == FAM_GPT2 ? LORA_C_ATTN : (LORA_Q | LORA_V);
+    o.lora_dropout = cfg->lora_dropout;
+    TId logits = 0, loss = 0;
+    if (!hf_build(tr, a, &o, &logits, &loss)) {
+        lc->error = arena_printf(in->a, "the %s family has no forward description for training "
+                                        "estimates yet", arch_family_name(a->family));
+        return av_unknown(in);
+    }
+    tr->layers = a->layers;
+    lc->logits = logits;
+    lc->hf = true;
+    if (in->model_call_named && logits)
+        tr_keep(tr, logits);   /* `out = model(...)` holds the logits until it is reassigned */
+    AVal *out = av_obj(in, NN_OUTPUT);
+    out->obj->is_module = false;
+    obj_set(in, out->obj, "logits", logits ? av_tensor_of(in, logits) : av_unknown(in));
+    obj_set(in, out->obj, "loss", loss ? av_tensor_of(in, loss) : av_none(in));
+    return out;
+}
+
+static AVal *call_model(void *ctx, Interp *in, Obj *model, AVal **args, const char **kw, uint32_t n)
+{
+    LibraryCtx *lc = ctx;
+    if (model->nn == NN_VISION)
+        return call_vision(lc, in, model, args, n);
+    if (model->nn == NN_HF)
+        return call_hf(lc, in, model, args, kw, n);
+    return av_unknown(in);
+}
+
+void library_hooks(LibraryCtx *ctx, InterpHooks *out)
+{
+    memset(out, 0, sizeof *out);
+    out->ctx = ctx;
+    out->library_model = library_model;
+    out->call_model = call_model;
+}

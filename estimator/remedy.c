@@ -1,0 +1,159 @@
+/* Remediation (see remedy.h): single changes first, then the cheapest
+ * combination that fits (greedily adding the change that saves most), or
+ * the smallest GPU or instance that would hold the script as written. */
+#include "remedy.h"
+#include <string.h>
+
+bool remedy_fits(const Estimate *e, const Gpu *gpu) { return gpu && e->projected_peak <= gpu->usable_bytes; }
+
+typedef enum Change {
+    CH_CHECKPOINT, CH_SDPA, CH_BF16, CH_ADAM8BIT, CH_LORA, CH_FSDP, CH_HALF_BATCH, CH_HALF_SEQ,
+    CH__COUNT
+} Change;
+
+static const char *const change_names[CH__COUNT] = {
+    "gradient checkpointing (model.gradient_checkpointing_enable())",
+    "SDPA attention (attn_implementation=\"sdpa\")",
+    "bf16 weights instead of fp32 + autocast (torch_dtype=torch.bfloat16)",
+    "8-bit AdamW (bitsandbytes.optim.AdamW8bit)",
+    "LoRA r=16 on the attention projections (peft)",
+    "FSDP over the instance's GPUs",
+    "halve the micro-batch and double gradient accumulation (same effective batch)",
+    "halve the sequence length",
+};
+
+/* Whether a change applies to this configuration, and the changed copy. */
+static bool apply(const EstimateConfig *base, const Estimate *e, Change c, uint32_t count,
+                  EstimateConfig *out)
+{
+    *out = *base;
+    out->assumptions.n = 0;
+    bool hf = e->seq > 0;   /* token models: sequence-shaped inputs */
+    switch (c) {
+    case CH_CHECKPOINT:
+        if (base->grad_checkpointing || !e->hf || !e->training)
+            return false;
+        out->grad_checkpointing = true;
+        return true;
+    case CH_SDPA:
+        if (!base->eager_attention)
+            return false;
+        out->eager_attention = false;
+        return true;
+    case CH_BF16:
+        if (base->weight_bytes == 2 || base->precision == 2)
+            return false;
+        out->precision = 2;
+        return true;
+    case CH_ADAM8BIT:
+        if (base->optimizer != OPT_ADAM || !e->training)
+            return false;
+        out->optimizer = OPT_ADAM8BIT;
+        out->fused = false;
+        return true;
+    case CH_LORA:
+        if (base->lora_r || !e->hf || !e->training || !hf)
+            return false;
+        out->lora_r = 16;
+        out->lora_targets = 0;   /* q_proj and v_proj (or GPT-2's c_attn) */
+        return true;
+    case CH_FSDP:
+        if (count < 2 || base->shard == SHARD_FSDP || !e->training)
+            return false;
+        out->shard = SHARD_FSDP;
+        out->world_size = count;
+        return true;
+    case CH_HALF_BATCH: {
+        int64_t b = base->batch ? base->batch : e->batch;
+        if (b < 2)
+            return false;
+        out->batch = b / 2;
+        out->accumulation = base->accumulation * 2;
+        return true;
+    }
+    case CH_HALF_SEQ: {
+        int64_t s = base->seq ? base->seq : e->seq;
+        if (!hf || s < 64)
+            return false;
+        out->seq = s / 2;
+        return true;
+    }
+    default:
+        return false;
+    }
+}
+
+static bool run(Syntax *s, const Ir *ir, const EstimateConfig *cfg, Estimate *e)
+{
+    const char *why = NULL;
+    return estimate_run(s, ir, cfg, e, &why);
+}
+
+static void add(Syntax *s, Remedies *out, const char *change, const Estimate *e, const Gpu *gpu, bool combo)
+{
+    Remedy r = {change, e->projected_peak, remedy_fits(e, gpu), combo};
+    VEC_PUSH(s->arena, out->list, r);
+}
+
+/* The smallest catalog GPU (or instance, with FSDP over its GPUs when the
+ * script can shard) that holds the projection. */
+static const char *smallest_target(const Estimate *e)
+{
+    size_t n;
+    const Gpu *gpus = gpu_all(&n);
+    const Gpu *best = NULL;
+    for (size_t i = 0; i < n; i++)
+        if (e->projected_peak <= gpus[i].usable_bytes && (!best || gpus[i].usable_bytes < best->usable_bytes))
+            best = &gpus[i];
+    return best ? best->id : NULL;
+}
+
+void remedy_search(Syntax *s, const Ir *ir, const EstimateConfig *cfg, const Estimate *base,
+                   const Gpu *gpu, uint32_t count, Remedies *out)
+{
+    memset(out, 0, sizeof *out);
+    uint64_t saved_by[CH__COUNT] = {0};
+    bool applies[CH__COUNT] = {0};
+    for (int c = 0; c < CH__COUNT; c++) {
+        EstimateConfig changed;
+        Estimate e;
+        if (!apply(cfg, base, (Change)c, count, &changed) || !run(s, ir, &changed, &e))
+            continue;
+        applies[c] = true;
+        saved_by[c] = base->projected_peak > e.projected_peak ? base->projected_peak - e.projected_peak : 0;
+        add(s, out, change_names[c], &e, gpu, false);
+    }
+    if (!gpu || remedy_fits(base, gpu))
+        return;
+    for (uint32_t i = 0; i < out->list.n; i++)
+        if (out->list.v[i].fits)
+            return;   /* a single change is enough */
+    /* greedy combination: the largest saving first, until it fits */
+    EstimateConfig combo = *cfg;
+    combo.assumptions.n = 0;
+    Estimate e = *base;
+    const char *names = NULL;
+    bool used[CH__COUNT] = {0};
+    for (int round = 0; round < CH__COUNT; round++) {
+        int pick = -1;
+        for (int c = 0; c < CH__COUNT; c++)
+            if (applies[c] && !used[c] && saved_by[c] && (pick < 0 || saved_by[c] > saved_by[pick]))
+                pick = c;
+        if (pick < 0)
+            break;
+        used[pick] = true;
+        EstimateConfig next;
+        Estimate ne;
+        if (!apply(&combo, &e, (Change)pick, count, &next) || !run(s, ir, &next, &ne))
+            continue;
+        combo = next;
+        e = ne;
+        names = names ? arena_printf(s->arena, "%s + %s", names, change_names[pick]) : change_names[pick];
+        if (remedy_fits(&e, gpu))
+            break;
+    }
+    if (names && e.projected_peak < base->projected_peak)
+        add(s, out, names, &e, gpu, true);
+    if (!remedy_fits(&e, gpu))
+        out->smallest_target = smallest_target(base);
+}

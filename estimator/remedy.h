@@ -1,0 +1,26 @@
+/* "What would make it fit": changes a user can make, each evaluated by
+ * running the estimator again with the changed configuration. */
+#ifndef PFC_REMEDY_H
+#define PFC_REMEDY_H
+#include "estimate.h"
+#include "gpu.h"
+
+typedef struct Remedy {
+    const char *change;
+    uint64_t projected_peak;
+    bool fits;
+    bool combination;     /* several changes together */
+} Remedy;
+
+typedef struct Remedies {
+    ARENA_VEC(Remedy) list;
+    const char *smallest_target;   /* when nothing fits: the smallest GPU or instance that would */
+} Remedies;
+
+/* Per-GPU capacity for a target: usable bytes of one of its GPUs. */
+bool remedy_fits(const Estimate *e, const Gpu *gpu);
+
+void remedy_search(Syntax *s, const Ir *ir, const EstimateConfig *cfg, const Estimate *base,
+                   const Gpu *gpu, uint32_t count, Remedies *out);
+
+#endif

@@ -1,0 +1,1467 @@
+/* The interpreter's library: what torch, torch.nn, torch.nn.functional,
+ * tensor methods and torch.utils.data do to abstract values. Tensor ops go
+ * through the trace (trace.c), which knows what autograd saves. */
+#include "interp_int.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool eq(const char *a, const char *b) { return a && strcmp(a, b) == 0; }
+
+static bool ends(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0 && (n == k || s[n - k - 1] == '.');
+}
+
+/* The last component of a qualified name. */
+static const char *leaf(const char *q)
+{
+    const char *d = strrchr(q, '.');
+    return d ? d + 1 : q;
+}
+
+static bool in_ns(const char *q, const char *ns)
+{
+    size_t n = strlen(ns);
+    return strncmp(q, ns, n) == 0 && q[n] == '.' && !strchr(q + n + 1, '.');
+}
+
+static AVal *arg(const Args *a, int pos, const char *kw) { return args_get(a, pos, kw); }
+
+static bool int_arg(const Args *a, int pos, const char *kw, int64_t *out)
+{
+    AVal *v = arg(a, pos, kw);
+    return v && av_int_of(v, out);
+}
+
+static int64_t int_or(const Args *a, int pos, const char *kw, int64_t dflt)
+{
+    int64_t v;
+    return int_arg(a, pos, kw, &v) ? v : dflt;
+}
+
+static double num_or(const Args *a, int pos, const char *kw, double dflt)
+{
+    double v;
+    AVal *x = arg(a, pos, kw);
+    return x && av_num(x, &v) ? v : dflt;
+}
+
+static bool bool_or(const Args *a, int pos, const char *kw, bool dflt)
+{
+    AVal *x = arg(a, pos, kw);
+    bool known;
+    bool t = x ? av_truth(x, &known) : (known = false);
+    return known ? t : dflt;
+}
+
+/* A dtype named by a value: torch.bfloat16, "bfloat16", AV_DTYPE. */
+static bool dtype_of(const AVal *v, DType *out)
+{
+    if (!v)
+        return false;
+    if (v->k == AV_DTYPE) {
+        *out = (DType)v->dtype;
+        return true;
+    }
+    const char *s = v->k == AV_QUAL || v->k == AV_STR ? v->s : NULL;
+    if (!s)
+        return false;
+    const char *l = leaf(s);
+    static const struct { const char *name; DType dt; } names[] = {
+        {"float32", DT_F32}, {"float", DT_F32}, {"bfloat16", DT_BF16}, {"float16", DT_F16},
+        {"half", DT_F16}, {"int64", DT_I64}, {"long", DT_I64}, {"bool", DT_BOOL}, {"uint8", DT_U8},
+        {"int32", DT_I64}, {"int", DT_I64},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (eq(l, names[i].name)) {
+            *out = names[i].dt;
+            return true;
+        }
+    return false;
+}
+
+/* Whether a device value means the GPU. */
+static bool device_is_gpu(const AVal *v)
+{
+    if (!v)
+        return false;
+    if (v->k == AV_DEVICE)
+        return v->i != 0;
+    if (v->k == AV_STR)
+        return v->s && strncmp(v->s, "cuda", 4) == 0;
+    if (v->k == AV_INT)
+        return true;   /* a device index */
+    return v->k == AV_UNKNOWN;   /* `device` we cannot see: the script's target */
+}
+
+/* ---- tensors: shapes -------------------------------------------------------------------- */
+
+static AVal *tensor_result(Interp *in, TId t) { return t ? av_tensor_of(in, t) : av_unknown(in); }
+
+/* A shape given as varargs ints or one tuple/list/torch.Size. */
+static int shape_args(const Args *a, int from, int64_t *dim)
+{
+    int nd = 0;
+    AVal *first = arg(a, from, NULL);
+    if (first && first->k == AV_SEQ) {
+        for (uint32_t i = 0; i < first->n && nd < TR_MAXDIM; i++)
+            if (!av_int_of(first->items[i], &dim[nd++]))
+                return -1;
+        return nd;
+    }
+    for (int i = from; nd < TR_MAXDIM; i++) {
+        AVal *v = arg(a, i, NULL);
+        if (!v)
+            break;
+        if (!av_int_of(v, &dim[nd++]))
+            return -1;
+    }
+    return nd;
+}
+
+static AVal *shape_value(Interp *in, const AVal *x)
+{
+    AVal *s = av_seq(in, x->nd);
+    for (int i = 0; i < x->nd; i++)
+        s->items[i] = av_int(in, x->dim[i]);
+    return s;
+}
+
+static uint64_t numel_of(const AVal *x)
+{
+    uint64_t n = 1;
+    for (int i = 0; i < x->nd; i++)
+        n *= (uint64_t)(x->dim[i] > 0 ? x->dim[i] : 1);
+    return n;
+}
+
+/* A reshaped view (or copy, when the memory is transposed). */
+static AVal *reshape(Interp *in, AVal *x, int nd, int64_t *dim, bool copy_ok)
+{
+    int64_t known = 1;
+    int infer = -1;
+    for (int i = 0; i < nd; i++) {
+        if (dim[i] == -1)
+            infer = i;
+        else
+            known *= dim[i] ? dim[i] : 1;
+    }
+    if (infer >= 0)
+        dim[infer] = known ? (int64_t)(numel_of(x) / (uint64_t)known) : 1;
+    if (!x->gpu) {
+        AVal *r = av_tensor_new(in, (DType)x->dtype, nd, dim, false);
+        return r;
+    }
+    TId t = x->transposed && copy_ok ? tr_copy(in->tr, x->t, nd, dim) : tr_view(in->tr, x->t, nd, dim);
+    return tensor_result(in, t);
+}
+
+static AVal *same_shape(Interp *in, AVal *x, TId t, bool transposed)
+{
+    AVal *r = tensor_result(in, t);
+    r->transposed = transposed;
+    (void)x;
+    return r;
+}
+
+static int norm_dim(const AVal *x, int64_t d) { return (int)(d < 0 ? d + x->nd : d); }
+
+static AVal *transpose(Interp *in, AVal *x, int64_t d0, int64_t d1)
+{
+    int a = norm_dim(x, d0), b = norm_dim(x, d1);
+    if (a < 0 || b < 0 || a >= x->nd || b >= x->nd)
+        return av_unknown(in);
+    int64_t dim[TR_MAXDIM];
+    memcpy(dim, x->dim, sizeof dim);
+    int64_t t = dim[a];
+    dim[a] = dim[b];
+    dim[b] = t;
+    if (!x->gpu)
+        return av_tensor_new(in, (DType)x->dtype, x->nd, dim, false);
+    AVal *r = tensor_result(in, tr_view(in->tr, x->t, x->nd, dim));
+    r->transposed = !x->transposed || a != b;
+    return r;
+}
+
+static AVal *insert_dim(Interp *in, AVal *x, int at, int64_t size)
+{
+    if (x->nd >= TR_MAXDIM)
+        return x;
+    int64_t dim[TR_MAXDIM];
+    int nd = 0;
+    for (int i = 0; i <= x->nd; i++) {
+        if (i == at)
+            dim[nd++] = size;
+        if (i < x->nd)
+            dim[nd++] = x->dim[i];
+    }
+    return reshape(in, x, nd, dim, false);
+}
+
+static AVal *new_tensor_value(Interp *in, DType dt, int nd, int64_t *dim, bool gpu)
+{
+    if (!gpu)
+        return av_tensor_new(in, dt, nd, dim, false);
+    return tensor_result(in, tr_new(in->tr, dt, nd, dim));
+}
+
+/* ---- torch.* creation ------------------------------------------------------------------- */
+
+static AVal *creation(Interp *in, const char *name, Args *a)
+{
+    int64_t dim[TR_MAXDIM];
+    int nd;
+    DType dt = DT_F32;
+    if (eq(name, "randint")) {
+        /* randint(high, size) / randint(low, high, size) */
+        AVal *s = arg(a, 2, NULL) ? arg(a, 2, NULL) : arg(a, 1, NULL);
+        if (arg(a, -1, "size"))
+            s = arg(a, -1, "size");
+        Args one = {{s}, {NULL}, 1};
+        nd = s ? shape_args(&one, 0, dim) : -1;
+        dt = DT_I64;
+    } else if (eq(name, "arange")) {
+        int64_t lo = 0, hi = 0, step = 1;
+        if (arg(a, 1, NULL)) {
+            int_arg(a, 0, NULL, &lo);
+            if (!int_arg(a, 1, NULL, &hi))
+                return av_unknown(in);
+            int_arg(a, 2, NULL, &step);
+        } else if (!int_arg(a, 0, "end", &hi)) {
+            return av_unknown(in);
+        }
+        nd = 1;
+        dim[0] = step ? (hi - lo + step - 1) / step : 0;
+        dt = DT_I64;
+    } else if (eq(name, "tensor") || eq(name, "as_tensor")) {
+        AVal *d = arg(a, 0, NULL);
+        nd = 1;
+        dim[0] = d && d->k == AV_SEQ ? d->n : 1;
+        if (d && d->k != AV_SEQ)
+            nd = 0;
+    } else if (eq(name, "full")) {
+        Args one = {{arg(a, 0, "size")}, {NULL}, 1};
+        nd = one.v[0] ? shape_args(&one, 0, dim) : -1;
+    } else if (strstr(name, "_like")) {
+        AVal *x = arg(a, 0, NULL);
+        if (!x || x->k != AV_TENSOR)
+            return av_unknown(in);
+        nd = x->nd;
+        memcpy(dim, x->dim, sizeof dim);
+        dt = (DType)x->dtype;
+        if (eq(name, "randint_like"))
+            dt = DT_I64;
+        dtype_of(arg(a, -1, "dtype"), &dt);
+        return new_tensor_value(in, dt, nd, dim, x->gpu);
+    } else {
+        nd = shape_args(a, 0, dim);
+        if (arg(a, -1, "size")) {
+            Args one = {{arg(a, -1, "size")}, {NULL}, 1};
+            nd = shape_args(&one, 0, dim);
+        }
+    }
+    if (nd < 0)
+        return av_unknown(in);
+    dtype_of(arg(a, -1, "dtype"), &dt);
+    AVal *dev = arg(a, -1, "device");
+    return new_tensor_value(in, dt, nd, dim, dev && device_is_gpu(dev));
+}
+
+/* ---- torch.nn constructors -------------------------------------------------------------- */
+
+static uint32_t param(Interp *in, uint64_t n) { return n ? tr_param(in->tr, n) : 0; }
+
+static AVal *nn_module(Interp *in, const char *name, Args *a)
+{
+    AVal *m;
+    Obj *o;
+#define NEW(kind) do { m = av_obj(in, kind); o = m->obj; } while (0)
+    if (eq(name, "Linear")) {
+        NEW(NN_LINEAR);
+        o->a = int_or(a, 0, "in_features", 0);
+        o->b = int_or(a, 1, "out_features", 0);
+        o->w = param(in, (uint64_t)(o->a * o->b));
+        o->bias = bool_or(a, 2, "bias", true) ? param(in, (uint64_t)o->b) : 0;
+        return m;
+    }
+    if (eq(name, "Embedding")) {
+        NEW(NN_EMBEDDING);
+        o->a = int_or(a, 0, "num_embeddings", 0);
+        o->b = int_or(a, 1, "embedding_dim", 0);
+        o->w = param(in, (uint64_t)(o->a * o->b));
+        return m;
+    }
+    if (eq(name, "LayerNorm") || eq(name, "RMSNorm") || eq(name, "GroupNorm")) {
+        NEW(eq(name, "RMSNorm") ? NN_RMSNORM : NN_LAYERNORM);
+        int64_t dim[TR_MAXDIM];
+        int nd = shape_args(a, eq(name, "GroupNorm") ? 1 : 0, dim);
+        if (arg(a, -1, "normalized_shape")) {
+            Args one = {{arg(a, -1, "normalized_shape")}, {NULL}, 1};
+            nd = shape_args(&one, 0, dim);
+        }
+        o->a = 1;
+        for (int i = 0; i < nd && i < 1; i++)
+            o->a = dim[i];
+        if (nd > 1)
+            for (int i = 1; i < nd; i++)
+                o->a *= dim[i];
+        bool affine = bool_or(a, -1, "elementwise_affine", true) && bool_or(a, -1, "affine", true);
+        o->w = affine ? param(in, (uint64_t)o->a) : 0;
+        o->bias = affine && !eq(name, "RMSNorm") && bool_or(a, -1, "bias", true) ? param(in, (uint64_t)o->a) : 0;
+        return m;
+    }
+    if (eq(name, "Conv2d") || eq(name, "Conv1d")) {
+        NEW(NN_CONV2D);
+        o->a = int_or(a, 0, "in_channels", 0);
+        o->b = int_or(a, 1, "out_channels", 0);
+        AVal *k = arg(a, 2, "kernel_size");
+        int64_t kk = 1;
+        if (k && k->k == AV_SEQ && k->n)
+            av_int_of(k->items[0], &kk);
+        else if (k)
+            av_int_of(k, &kk);
+        o->k = (int)kk;
+        o->stride = (int)int_or(a, 3, "stride", 1);
+        AVal *p = arg(a, 4, "padding");
+        o->pad = p && p->k == AV_STR ? o->k / 2 : (int)int_or(a, 4, "padding", 0);
+        o->groups = (int)int_or(a, 6, "groups", 1);
+        uint64_t g = o->groups > 0 ? (uint64_t)o->groups : 1;
+        o->w = param(in, (uint64_t)(o->a * o->b) / g * (uint64_t)(kk * (eq(name, "Conv1d") ? 1 : kk)));
+        o->bias = bool_or(a, 7, "bias", true) ? param(in, (uint64_t)o->b) : 0;
+        return m;
+    }
+    if (eq(name, "BatchNorm2d") || eq(name, "BatchNorm1d")) {
+        NEW(NN_BATCHNORM);
+        o->a = int_or(a, 0, "num_features", 0);
+        bool affine = bool_or(a, -1, "affine", true);
+        o->w = affine ? param(in, (uint64_t)o->a) : 0;
+        o->bias = affine ? param(in, (uint64_t)o->a) : 0;
+        tr_buffer(in->tr, (uint64_t)o->a * 4);
+        tr_buffer(in->tr, (uint64_t)o->a * 4);
+        tr_buffer(in->tr, 8);
+        return m;
+    }
+    if (eq(name, "LSTM") || eq(name, "GRU")) {
+        NEW(NN_LSTM);
+        o->a = int_or(a, 0, "input_size", 0);
+        o->b = int_or(a, 1, "hidden_size", 0);
+        o->c = int_or(a, 2, "num_layers", 1);
+        o->p = num_or(a, -1, "dropout", 0);
+        o->groups = bool_or(a, -1, "batch_first", false);
+        int gates = eq(name, "GRU") ? 3 : 4;
+        for (int64_t l = 0; l < o->c && l < 8; l++) {
+            int64_t inl = l ? o->b : o->a;
+            uint64_t n = (uint64_t)(gates * o->b) * (uint64_t)(inl + o->b) + (uint64_t)(2 * gates * o->b);
+            o->wall[l] = param(in, n);
+        }
+        return m;
+    }
+    if (eq(name, "Dropout") || eq(name, "Dropout2d") || eq(name, "Dropout1d")) {
+        NEW(NN_DROPOUT);
+        o->p = num_or(a, 0, "p", 0.5);
+        return m;
+    }
+    static const struct { const char *name; NnKind kind; } simple[] = {
+        {"ReLU", NN_RELU}, {"GELU", NN_GELU}, {"SiLU", NN_SILU}, {"Tanh", NN_TANH},
+        {"Sigmoid", NN_SIGMOID}, {"Softmax", NN_SOFTMAX}, {"LogSoftmax", NN_SOFTMAX},
+        {"Flatten", NN_FLATTEN}, {"Identity", NN_IDENTITY}, {"CrossEntropyLoss", NN_CE_LOSS},
+        {"NLLLoss", NN_CE_LOSS}, {"MSELoss", NN_MSE_LOSS}, {"L1Loss", NN_MSE_LOSS},
+        {"ReLU6", NN_RELU}, {"LeakyReLU", NN_RELU},
+    };
+    for (size_t i = 0; i < sizeof simple / sizeof simple[0]; i++)
+        if (eq(name, simple[i].name)) {
+            NEW(simple[i].kind);
+            o->groups = eq(name, "LogSoftmax");
+            o->k = (int)int_or(a, -1, "start_dim", 1);
+            o->stride = bool_or(a, 0, "inplace", false);
+            return m;
+        }
+    if (eq(name, "MaxPool2d") || eq(name, "AvgPool2d")) {
+        NEW(eq(name, "MaxPool2d") ? NN_MAXPOOL : NN_AVGPOOL);
+        o->k = (int)int_or(a, 0, "kernel_size", 2);
+        o->stride = (int)int_or(a, 1, "stride", o->k);
+        o->pad = (int)int_or(a, 2, "padding", 0);
+        return m;
+    }
+    if (eq(name, "AdaptiveAvgPool2d")) {
+        NEW(NN_ADAPTIVEPOOL);
+        AVal *s = arg(a, 0, "output_size");
+        int64_t v = 1;
+        if (s && s->k == AV_SEQ && s->n)
+            av_int_of(s->items[0], &v);
+        else if (s)
+            av_int_of(s, &v);
+        o->a = v;
+        return m;
+    }
+    if (eq(name, "Sequential") || eq(name, "ModuleList")) {
+        NEW(eq(name, "Sequential") ? NN_SEQUENTIAL : NN_MODULELIST);
+        AVal *items;
+        if (eq(name, "ModuleList")) {
+            items = arg(a, 0, "modules");
+            items = items ? iter_items(in, items) : NULL;
+        } else {
+            items = av_seq(in, a->n);
+            for (uint32_t i = 0; i < a->n; i++)
+                items->items[i] = a->v[i];
+            if (a->n == 1 && a->v[0]->k == AV_DICT)
+                items = av_seq(in, 0);
+        }
+        obj_set(in, o, "__items__", items ? items : av_seq(in, 0));
+        return m;
+    }
+    if (eq(name, "ModuleDict")) {
+        NEW(NN_MODULEDICT);
+        AVal *d = arg(a, 0, "modules");
+        obj_set(in, o, "__dict__", d ? d : av_unknown(in));
+        return m;
+    }
+    if (eq(name, "Parameter")) {
+        AVal *t = arg(a, 0, "data");
+        AVal *p = av_new(in, AV_PARAM);
+        p->param = t && t->k == AV_TENSOR ? param(in, numel_of(t)) : 0;
+        if (t && t->k == AV_TENSOR) {
+            p->nd = t->nd;
+            memcpy(p->dim, t->dim, sizeof p->dim);
+        }
+        return p;
+    }
+#undef NEW
+    return av_obj(in, NN_OPAQUE);
+}
+
+void tie_weight(Interp *in, Obj *m, const char *name, AVal *v)
+{
+    if ((eq(name, "weight") || eq(name, "bias")) && v->k == AV_PARAM) {
+        uint32_t *slot = eq(name, "weight") ? &m->w : &m->bias;
+        if (*slot != v->param)
+            tr_param_drop(in->tr, *slot);
+        *slot = v->param;
+        return;
+    }
+    obj_set(in, m, name, v);
+}
+
+/* ---- torch.nn.functional and tensor math ------------------------------------------------ */
+
+static TId gpu_arg(Interp *in, const Args *a, int pos, const char *kw)
+{
+    return av_gpu(in, arg(a, pos, kw));
+}
+
+static AVal *act(Interp *in, AVal *x, Act kind, bool inplace)
+{
+    TId t = av_gpu(in, x);
+    return t ? tensor_result(in, tr_act(in->tr, t, kind, inplace)) : av_unknown(in);
+}
+
+static AVal *cross_entropy(Interp *in, AVal *logits, AVal *target)
+{
+    TId l = av_gpu(in, logits);
+    if (!l)
+        return av_unknown(in);
+    TId t = target && target->k == AV_TENSOR ? av_gpu(in, target) : 0;
+    return tensor_result(in, tr_cross_entropy(in->tr, l, t));
+}
+
+static AVal *sdpa(Interp *in, Args *a)
+{
+    TId q = gpu_arg(in, a, 0, "query"), k = gpu_arg(in, a, 1, "key"), v = gpu_arg(in, a, 2, "value");
+    if (!q || !k || !v)
+        return av_unknown(in);
+    return tensor_result(in, tr_sdpa(in->tr, q, k, v, num_or(a, 4, "dropout_p", 0)));
+}
+
+static AVal *functional(Interp *in, const char *name, Args *a)
+{
+    AVal *x = arg(a, 0, "input");
+    if (eq(name, "relu") || eq(name, "relu6") || eq(name, "leaky_relu"))
+        return act(in, x, ACT_RELU, bool_or(a, -1, "inplace", false));
+    if (eq(name, "gelu"))
+        return act(in, x, ACT_GELU, false);
+    if (eq(name, "silu"))
+        return act(in, x, ACT_SILU, false);
+    if (eq(name, "tanh"))
+        return act(in, x, ACT_TANH, false);
+    if (eq(name, "sigmoid"))
+        return act(in, x, ACT_SIGMOID, false);
+    if (eq(name, "softmax") || eq(name, "log_softmax")) {
+        TId t = av_gpu(in, x);
+        return t ? tensor_result(in, tr_softmax(in->tr, t, eq(name, "log_softmax"))) : av_unknown(in);
+    }
+    if (eq(name, "dropout")) {
+        TId t = av_gpu(in, x);
+        bool training = bool_or(a, 2, "training", true);
+        if (!t || !training)
+            return x ? x : av_unknown(in);
+        return tensor_result(in, tr_dropout(in->tr, t, num_or(a, 1, "p", 0.5)));
+    }
+    if (eq(name, "cross_entropy") || eq(name, "nll_loss"))
+        return cross_entropy(in, x, arg(a, 1, "target"));
+    if (eq(name, "mse_loss") || eq(name, "l1_loss") || eq(name, "smooth_l1_loss")) {
+        TId t = av_gpu(in, x);
+        return t ? tensor_result(in, tr_mse(in->tr, t)) : av_unknown(in);
+    }
+    if (eq(name, "scaled_dot_product_attention"))
+        return sdpa(in, a);
+    if (eq(name, "max_pool2d") || eq(name, "avg_pool2d")) {
+        TId t = av_gpu(in, x);
+        int k = (int)int_or(a, 1, "kernel_size", 2);
+        int s = (int)int_or(a, 2, "stride", k);
+        int p = (int)int_or(a, 3, "padding", 0);
+        return t ? tensor_result(in, tr_pool2d(in->tr, t, k, s, p, eq(name, "max_pool2d"))) : av_unknown(in);
+    }
+    if (eq(name, "adaptive_avg_pool2d")) {
+        TId t = av_gpu(in, x);
+        int64_t o = int_or(a, 1, "output_size", 1);
+        return t ? tensor_result(in, tr_adaptive_pool(in->tr, t, o, o)) : av_unknown(in);
+    }
+    if (eq(name, "linear")) {
+        TId t = av_gpu(in, x);
+        AVal *w = arg(a, 1, "weight");
+        if (!t || !w || w->k != AV_PARAM)
+            return av_unknown(in);
+        int64_t out = w->nd ? w->dim[0] : 0;
+        return tensor_result(in, tr_linear(in->tr, t, out, w->param, 0));
+    }
+    if (eq(name, "layer_norm")) {
+        TId t = av_gpu(in, x);
+        return t ? tensor_result(in, tr_layer_norm(in->tr, t, 0, 0)) : av_unknown(in);
+    }
+    if (eq(name, "pad") || eq(name, "normalize"))
+        return x ? x : av_unknown(in);
+    return av_unknown(in);
+}
+
+/* ---- library calls ---------------------------------------------------------------------- */
+
+static AVal *builtin(Interp *in, const char *name, Args *a)
+{
+    AVal *x = arg(a, 0, NULL);
+    if (eq(name, "range")) {
+        int64_t lo = 0, hi, step = 1;
+        if (arg(a, 1, NULL)) {
+            if (!int_arg(a, 0, NULL, &lo) || !int_arg(a, 1, NULL, &hi))
+                return av_unknown(in);
+            int_arg(a, 2, NULL, &step);
+        } else if (!int_arg(a, 0, NULL, &hi)) {
+            return av_unknown(in);
+        }
+        if (step <= 0 || hi - lo > 100000)
+            return av_unknown(in);
+        AVal *s = av_seq(in, hi > lo ? (uint32_t)((hi - lo + step - 1) / step) : 0);
+        for (uint32_t i = 0; i < s->n; i++)
+            s->items[i] = av_int(in, lo + (int64_t)i * step);
+        return s;
+    }
+    if (eq(name, "len")) {
+        if (x && (x->k == AV_SEQ || x->k == AV_DICT))
+            return av_int(in, x->n);
+        if (x && x->k == AV_TENSOR && x->nd)
+            return av_int(in, x->dim[0]);
+        if (x && x->k == AV_OBJECT && x->obj->cls >= 0) {
+            Args none = {{0}, {0}, 0};
+            bool found;
+            AVal *r = run_method(in, x, "__len__", &none, &found);
+            return found ? r : av_unknown(in);
+        }
+        return av_unknown(in);
+    }
+    if (eq(name, "int") || eq(name, "float") || eq(name, "abs") || eq(name, "round")) {
+        double v;
+        if (!x || !av_num(x, &v))
+            return av_unknown(in);
+        if (eq(name, "abs"))
+            v = fabs(v);
+        return eq(name, "float") ? av_float(in, v) : av_int(in, (int64_t)(eq(name, "round") ? llround(v) : v));
+    }
+    if (eq(name, "min") || eq(name, "max")) {
+        AVal *items = a->n == 1 && x ? iter_items(in, x) : NULL;
+        double best = 0;
+        bool any = false, all_int = true;
+        for (uint32_t i = 0; i < (items ? items->n : a->n); i++) {
+            AVal *v = items ? items->items[i] : a->v[i];
+            double d;
+            if (!av_num(v, &d))
+                return av_unknown(in);
+            all_int &= v->k == AV_INT;
+            if (!any || (eq(name, "min") ? d < best : d > best))
+                best = d;
+            any = true;
+        }
+        return !any ? av_unknown(in) : all_int ? av_int(in, (int64_t)best) : av_float(in, best);
+    }
+    if (eq(name, "list") || eq(name, "tuple")) {
+        AVal *items = x ? iter_items(in, x) : av_seq(in, 0);
+        return items ? items : av_unknown(in);
+    }
+    if (eq(name, "dict")) {
+        AVal *d = av_new(in, AV_DICT);
+        d->items = arena_zalloc(in->a, (a->n + 1) * sizeof *d->items);
+        d->keys = arena_zalloc(in->a, (a->n + 1) * sizeof *d->keys);
+        for (uint32_t i = 0; i < a->n; i++)
+            if (a->kw[i]) {
+                d->keys[d->n] = a->kw[i];
+                d->items[d->n++] = a->v[i];
+            }
+        return d;
+    }
+    if (eq(name, "enumerate") || eq(name, "iter") || eq(name, "zip")) {
+        if (x && x->k == AV_OBJECT && x->obj->nn == NN_LOADER && eq(name, "iter"))
+            return x;
+        AVal *items = x ? iter_items(in, x) : NULL;
+        if (!items && x && x->k == AV_OBJECT && x->obj->nn == NN_LOADER) {
+            items = av_seq(in, 1);
+            items->items[0] = loader_batch(in, x);
+        }
+        if (!items)
+            return av_unknown(in);
+        if (eq(name, "iter"))
+            return items;
+        AVal *s = av_seq(in, items->n);
+        AVal *other = eq(name, "zip") && arg(a, 1, NULL) ? iter_items(in, arg(a, 1, NULL)) : NULL;
+        for (uint32_t i = 0; i < items->n; i++) {
+            AVal *pair = av_seq(in, 2);
+            pair->items[0] = eq(name, "zip") ? items->items[i] : av_int(in, i);
+            pair->items[1] = eq(name, "zip") ? (other && i < other->n ? other->items[i] : av_unknown(in))
+                                             : items->items[i];
+            s->items[i] = pair;
+        }
+        return s;
+    }
+    if (eq(name, "next")) {
+        if (x && x->k == AV_OBJECT && x->obj->nn == NN_LOADER)
+            return loader_batch(in, x);
+        AVal *items = x ? iter_items(in, x) : NULL;
+        return items && items->n ? items->items[0] : av_unknown(in);
+    }
+    if (eq(name, "getattr")) {
+        AVal *n = arg(a, 1, NULL);
+        if (x && n && n->k == AV_STR) {
+            AVal *r = x->k == AV_OBJECT ? obj_get(x->obj, n->s) : NULL;
+            if (r)
+                return r;
+        }
+        AVal *d = arg(a, 2, NULL);
+        return d ? d : av_unknown(in);
+    }
+    if (eq(name, "print") || eq(name, "setattr"))
+        return av_none(in);
+    return av_unknown(in);
+}
+
+static AVal *context(Interp *in, int kind, bool enabled, DType dt)
+{
+    AVal *c = av_obj(in, NN_OPAQUE);
+    c->obj->a = kind;
+    c->obj->b = enabled;
+    c->obj->c = dt;
+    return c;
+}
+
+static AVal *autocast(Interp *in, Args *a)
+{
+    DType dt = DT_F16;   /* CUDA autocast's default */
+    AVal *d = arg(a, -1, "dtype");
+    if (d)
+        dtype_of(d, &dt);
+    AVal *dev = arg(a, 0, "device_type");
+    bool cuda = !dev || dev->k != AV_STR || strncmp(dev->s, "cuda", 4) == 0;
+    return context(in, 2, cuda && bool_or(a, -1, "enabled", true), dt);
+}
+
+static AVal *checkpoint(Interp *in, Args *a)
+{
+    AVal *fn = arg(a, 0, "function");
+    if (!fn || a->n < 2)
+        return av_unknown(in);
+    Args rest = {{0}, {0}, 0};
+    for (uint32_t i = 1; i < a->n; i++)
+        if (!a->kw[i]) {
+            rest.v[rest.n] = a->v[i];
+            rest.kw[rest.n++] = NULL;
+        }
+    TId x = rest.n ? av_gpu(in, rest.v[0]) : 0;
+    if (x)
+        tr_ckpt_begin(in->tr, x);
+    AVal *r = call_value(in, fn, &rest);
+    if (x)
+        tr_ckpt_end(in->tr);
+    return r;
+}
+
+static AVal *data_loader(Interp *in, Args *a)
+{
+    AVal *m = av_obj(in, NN_LOADER);
+    AVal *ds = arg(a, 0, "dataset");
+    obj_set(in, m->obj, "dataset", ds ? ds : av_unknown(in));
+    AVal *bs = arg(a, 1, "batch_size");
+    obj_set(in, m->obj, "batch_size", bs ? bs : av_int(in, 1));
+    return m;
+}
+
+AVal *lib_call(Interp *in, const char *q, Args *a)
+{
+    if (in->hooks.library_model) {
+        Obj o;
+        memset(&o, 0, sizeof o);
+        o.cls = -1;
+        if (in->hooks.library_model(in->hooks.ctx, in, q, a->v, a->kw, a->n, &o)) {
+            AVal *m = av_obj(in, o.nn);
+            *m->obj = o;
+            m->obj->is_module = true;
+            return m;
+        }
+    }
+    if (strncmp(q, "builtins.", 9) == 0)
+        return builtin(in, q + 9, a);
+    if (in_ns(q, "math")) {
+        double v;
+        if (!arg(a, 0, NULL) || !av_num(arg(a, 0, NULL), &v))
+            return av_unknown(in);
+        const char *f = leaf(q);
+        return eq(f, "sqrt") ? av_float(in, sqrt(v)) : eq(f, "log") ? av_float(in, log(v))
+             : eq(f, "ceil") ? av_int(in, (int64_t)ceil(v)) : eq(f, "floor") ? av_int(in, (int64_t)floor(v))
+             : av_unknown(in);
+    }
+    if (ends(q, "dataclasses.dataclass") || ends(q, "dataclass"))
+        return arg(a, 0, NULL) ? arg(a, 0, NULL) : av_unknown(in);
+    if (eq(q, "torch.device")) {
+        AVal *d = av_new(in, AV_DEVICE);
+        AVal *s = arg(a, 0, "type");
+        d->i = device_is_gpu(s);
+        return d;
+    }
+    if (eq(q, "torch.cuda.is_available"))
+        return av_bool(in, true);
+    if (eq(q, "torch.cuda.device_count"))
+        return av_int(in, 1);
+    if (eq(q, "torch.no_grad") || eq(q, "torch.inference_mode"))
+        return context(in, 1, true, DT_F32);
+    if (eq(q, "torch.enable_grad"))
+        return context(in, 3, true, DT_F32);
+    if (eq(q, "torch.autocast") || eq(q, "torch.cuda.amp.autocast") || eq(q, "torch.amp.autocast") ||
+        eq(q, "torch.cpu.amp.autocast"))
+        return autocast(in, a);
+    if (eq(q, "torch.utils.checkpoint.checkpoint"))
+        return checkpoint(in, a);
+    if (eq(q, "torch.utils.data.DataLoader") || eq(q, "torch.utils.data.dataloader.DataLoader"))
+        return data_loader(in, a);
+    if (eq(q, "torch.utils.data.TensorDataset")) {
+        AVal *d = av_obj(in, NN_OPAQUE);
+        AVal *s = av_seq(in, a->n);
+        for (uint32_t i = 0; i < a->n; i++)
+            s->items[i] = a->v[i];
+        obj_set(in, d->obj, "__tensors__", s);
+        return d;
+    }
+    if (strncmp(q, "torch.optim.", 12) == 0)
+        return av_obj(in, NN_OPTIMIZER);
+    if (ends(q, "get_peft_model") || ends(q, "prepare_model_for_kbit_training"))
+        return arg(a, 0, "model") ? arg(a, 0, "model") : av_unknown(in);
+    if (eq(q, "transformers.TrainingArguments") || eq(q, "trl.SFTConfig") ||
+        eq(q, "transformers.Trainer") || eq(q, "trl.SFTTrainer")) {
+        /* keyword arguments become attributes; the Trainer's train() runs a step */
+        AVal *o = av_obj(in, NN_OPAQUE);
+        o->obj->a = strstr(q, "Trainer") ? OPAQUE_TRAINER : OPAQUE_ARGS;
+        for (uint32_t i = 0; i < a->n; i++)
+            if (a->kw[i])
+                obj_set(in, o->obj, a->kw[i], a->v[i]);
+        if (o->obj->a == OPAQUE_TRAINER && !obj_get(o->obj, "model") && arg(a, 0, NULL))
+            obj_set(in, o->obj, "model", arg(a, 0, NULL));
+        return o;
+    }
+    if (in_ns(q, "torch.nn"))
+        return nn_module(in, leaf(q), a);
+    if (in_ns(q, "torch.nn.functional"))
+        return functional(in, leaf(q), a);
+    if (in_ns(q, "torch")) {
+        const char *f = leaf(q);
+        static const char *const makers[] = {"randn", "rand", "zeros", "ones", "empty", "randint",
+                                             "arange", "tensor", "as_tensor", "full", "zeros_like",
+                                             "ones_like", "randn_like", "empty_like", "rand_like",
+                                             "randint_like", "full_like", "tril", "triu"};
+        if (eq(f, "tril") || eq(f, "triu"))
+            return arg(a, 0, NULL) ? arg(a, 0, NULL) : av_unknown(in);
+        for (size_t i = 0; i < sizeof makers / sizeof makers[0]; i++)
+            if (eq(f, makers[i]))
+                return creation(in, f, a);
+        if (eq(f, "cat") || eq(f, "stack") || eq(f, "concat")) {
+            AVal *xs = arg(a, 0, "tensors");
+            xs = xs ? iter_items(in, xs) : NULL;
+            if (!xs || !xs->n || xs->n > TR_MAXIN)
+                return av_unknown(in);
+            TId ts[TR_MAXIN];
+            for (uint32_t i = 0; i < xs->n; i++)
+                if (!(ts[i] = av_gpu(in, xs->items[i])))
+                    return av_unknown(in);
+            int axis = (int)int_or(a, 1, "dim", 0);
+            if (eq(f, "stack")) {
+                AVal *first = insert_dim(in, xs->items[0], norm_dim(xs->items[0], axis) < 0 ? 0 : axis, 1);
+                (void)first;
+            }
+            return tensor_result(in, tr_cat(in->tr, ts, (int)xs->n, axis));
+        }
+        if (eq(f, "flatten")) {
+            Args rest = *a;
+            return method_call(in, arg(a, 0, "input"), "flatten", &rest);
+        }
+        if (eq(f, "matmul") || eq(f, "bmm"))
+            return tensor_binop(in, T_AT, arg(a, 0, NULL), arg(a, 1, NULL));
+        if (eq(f, "relu") || eq(f, "tanh") || eq(f, "sigmoid") || eq(f, "softmax") ||
+            eq(f, "log_softmax") || eq(f, "dropout"))
+            return functional(in, f, a);
+        if (eq(f, "exp") || eq(f, "log") || eq(f, "sqrt") || eq(f, "abs")) {
+            AVal *x = arg(a, 0, NULL);
+            return x && x->k == AV_TENSOR ? act(in, x, ACT_TANH, false) : av_unknown(in);
+        }
+    }
+    return av_unknown(in);
+}
+
+/* ---- modules ---------------------------------------------------------------------------- */
+
+static AVal *lstm_call(Interp *in, Obj *m, AVal *x)
+{
+    TId t = av_gpu(in, x);
+    if (!t)
+        return av_unknown(in);
+    if (!m->groups && in->tr->t.v[t].nd == 3) {
+        /* (seq, batch, in): the same bytes either way */
+    }
+    AVal *out = av_seq(in, 2);
+    out->items[0] = tensor_result(in, tr_lstm(in->tr, t, m->b, (int)m->c, m->p, m->wall));
+    out->items[1] = av_unknown(in);
+    return out;
+}
+
+AVal *module_call(Interp *in, Obj *m, Args *a)
+{
+    AVal *x = arg(a, 0, NULL);
+    Trace *tr = in->tr;
+    switch (m->nn) {
+    case NN_LINEAR: {
+        TId t = av_gpu(in, x);
+        return t ? tensor_result(in, tr_linear(tr, t, m->b, m->w, m->bias)) : av_unknown(in);
+    }
+    case NN_EMBEDDING: {
+        TId t = av_gpu(in, x);
+        return t ? tensor_result(in, tr_embedding(tr, t, m->b, m->w)) : av_unknown(in);
+    }
+    case NN_LAYERNORM: case NN_RMSNORM: {
+        TId t = av_gpu(in, x);
+        return t ? tensor_result(in, tr_layer_norm(tr, t, m->w, m->bias)) : av_unknown(in);
+    }
+    case NN_CONV2D: {
+        TId t = av_gpu(in, x);
+        return t ? tensor_result(in, tr_conv2d(tr, t, m->b, m->k, m->stride, m->pad, m->groups, m->w, m->bias))
+                 : av_unknown(in);
+    }
+    case NN_BATCHNORM: {
+        TId t = av_gpu(in, x);
+        return t ? tensor_result(in, tr_batch_norm(tr, t, m->w, m->bias)) : av_unknown(in);
+    }
+    case NN_LSTM: return lstm_call(in, m, x);
+    case NN_DROPOUT: {
+        TId t = av_gpu(in, x);
+        return t ? tensor_result(in, tr_dropout(tr, t, m->p)) : av_unknown(in);
+    }
+    case NN_RELU: return act(in, x, ACT_RELU, m->stride);
+    case NN_GELU: return act(in, x, ACT_GELU, false);
+    case NN_SILU: return act(in, x, ACT_SILU, false);
+    case NN_TANH: return act(in, x, ACT_TANH, false);
+    case NN_SIGMOID: return act(in, x, ACT_SIGMOID, false);
+    case NN_SOFTMAX: {
+        TId t = av_gpu(in, x);
+        return t ? tensor_result(in, tr_softmax(tr, t, m->groups)) : av_unknown(in);
+    }
+    case NN_FLATTEN: {
+        Args f = {{av_int(in, m->k)}, {NULL}, 1};
+        return x ? method_call(in, x, "flatten", &f) : av_unknown(in);
+    }
+    case NN_MAXPOOL: case NN_AVGPOOL: {
+        TId t = av_gpu(in, x);
+        return t ? tensor_result(in, tr_pool2d(tr, t, m->k, m->stride, m->pad, m->nn == NN_MAXPOOL))
+                 : av_unknown(in);
+    }
+    case NN_ADAPTIVEPOOL: {
+        TId t = av_gpu(in, x);
+        return t ? tensor_result(in, tr_adaptive_pool(tr, t, m->a, m->a)) : av_unknown(in);
+    }
+    case NN_SEQUENTIAL: {
+        AVal *items = obj_get(m, "__items__");
+        AVal *cur = x ? x : av_unknown(in);
+        for (uint32_t i = 0; items && i < items->n && !interp_error(in); i++) {
+            Args one = {{cur}, {NULL}, 1};
+            cur = call_value(in, items->items[i], &one);
+        }
+        return cur;
+    }
+    case NN_IDENTITY: return x ? x : av_unknown(in);
+    case NN_CE_LOSS: return cross_entropy(in, x, arg(a, 1, "target"));
+    case NN_MSE_LOSS: {
+        TId t = av_gpu(in, x);
+        return t ? tensor_result(in, tr_mse(tr, t)) : av_unknown(in);
+    }
+    case NN_HF: case NN_VISION:
+        return in->hooks.call_model ? in->hooks.call_model(in->hooks.ctx, in, m, a->v, a->kw, a->n)
+                                    : av_unknown(in);
+    default:
+        return av_unknown(in);
+    }
+}
+
+/* ---- data ------------------------------------------------------------------------------- */
+
+/* The batch a DataLoader yields: the dataset's item, stacked batch_size times. */
+static AVal *collate(Interp *in, AVal *item, int64_t batch)
+{
+    switch (item->k) {
+    case AV_TENSOR: {
+        int64_t dim[TR_MAXDIM];
+        int nd = item->nd < TR_MAXDIM ? item->nd : TR_MAXDIM - 1;
+        dim[0] = batch;
+        memcpy(dim + 1, item->dim, (size_t)nd * sizeof *dim);
+        return av_tensor_new(in, (DType)item->dtype, nd + 1, dim, false);
+    }
+    case AV_INT: case AV_BOOL: case AV_FLOAT:
+        return av_tensor_new(in, item->k == AV_FLOAT ? DT_F32 : DT_I64, 1, &batch, false);
+    case AV_SEQ: {
+        AVal *s = av_seq(in, item->n);
+        for (uint32_t i = 0; i < item->n; i++)
+            s->items[i] = collate(in, item->items[i], batch);
+        return s;
+    }
+    case AV_DICT: {
+        AVal *d = av_new(in, AV_DICT);
+        d->n = item->n;
+        d->keys = item->keys;
+        d->items = arena_zalloc(in->a, (item->n + 1) * sizeof *d->items);
+        for (uint32_t i = 0; i < item->n; i++)
+            d->items[i] = collate(in, item->items[i], batch);
+        return d;
+    }
+    default:
+        return av_unknown(in);
+    }
+}
+
+AVal *loader_batch(Interp *in, AVal *loader)
+{
+    AVal *cached = obj_get(loader->obj, "__batch__");
+    if (cached)
+        return cached;
+    AVal *ds = obj_get(loader->obj, "dataset");
+    int64_t batch = 1;
+    av_int_of(obj_get(loader->obj, "batch_size"), &batch);
+    AVal *item = av_unknown(in);
+    if (ds && ds->k == AV_OBJECT && ds->obj->cls >= 0) {
+        Args one = {{av_int(in, 0)}, {NULL}, 1};
+        bool found;
+        item = run_method(in, ds, "__getitem__", &one, &found);
+    } else if (ds && ds->k == AV_OBJECT && obj_get(ds->obj, "__tensors__")) {
+        AVal *ts = obj_get(ds->obj, "__tensors__");
+        AVal *s = av_seq(in, ts->n);
+        for (uint32_t i = 0; i < ts->n; i++)
+            s->items[i] = tensor_subscript(in, ts->items[i], av_int(in, 0));
+        item = s;
+    }
+    AVal *b = collate(in, item, batch);
+    obj_set(in, loader->obj, "__batch__", b);
+    return b;
+}
+
+/* ---- the Hugging Face Trainer ----------------------------------------------------------- */
+
+/* One training step as the Trainer runs it: a batch of
+ * per_device_train_batch_size items from train_dataset, the model in train
+ * mode, under autocast with bf16=True / fp16=True; returns the loss. */
+static AVal *trainer_step(Interp *in, Obj *trainer)
+{
+    AVal *model = obj_get(trainer, "model");
+    AVal *args = obj_get(trainer, "args");
+    AVal *ds = obj_get(trainer, "train_dataset");
+    if (!model || model->k != AV_OBJECT || !ds)
+        return av_unknown(in);
+    AVal *bs = args && args->k == AV_OBJECT ? obj_get(args->obj, "per_device_train_batch_size") : NULL;
+    Args la = {{ds, bs ? bs : av_int(in, 8)}, {NULL, "batch_size"}, 2};
+    AVal *loader = data_loader(in, &la);
+    AVal *batch = loader_batch(in, loader);
+    Args ma = {{0}, {0}, 0};
+    if (batch->k == AV_DICT) {
+        for (uint32_t i = 0; i < batch->n && i < ARGS_MAX; i++) {
+            ma.kw[ma.n] = batch->keys[i];
+            ma.v[ma.n++] = batch->items[i];
+        }
+    } else {
+        ma.v[ma.n++] = batch;
+    }
+    bool ac = false, fp16 = false, known;
+    AVal *v = args && args->k == AV_OBJECT ? obj_get(args->obj, "bf16") : NULL;
+    ac = v && av_truth(v, &known);
+    v = args && args->k == AV_OBJECT ? obj_get(args->obj, "fp16") : NULL;
+    fp16 = v && av_truth(v, &known);
+    Trace *tr = in->tr;
+    bool was_training = tr->training, was_on = tr->autocast_on;
+    DType was_dt = tr->autocast;
+    tr->training = true;
+    if (ac || fp16) {
+        tr->autocast_on = true;
+        tr->autocast = fp16 ? DT_F16 : DT_BF16;
+    }
+    in->model_called = true;
+    in->in_trainer = true;
+    AVal *out = call_value(in, model, &ma);
+    in->in_trainer = false;
+    tr->training = was_training;
+    tr->autocast_on = was_on;
+    tr->autocast = was_dt;
+    return attr_of_value(in, out, "loss");
+}
+
+/* ---- methods and attributes ------------------------------------------------------------- */
+
+static AVal *tensor_method(Interp *in, AVal *x, const char *name, Args *a)
+{
+    int64_t dim[TR_MAXDIM];
+    if (eq(name, "view") || eq(name, "reshape") || eq(name, "expand")) {
+        int nd = shape_args(a, 0, dim);
+        if (nd < 0)
+            return av_unknown(in);
+        if (eq(name, "expand"))
+            for (int i = 0; i < nd; i++)
+                if (dim[i] == -1 && i < x->nd)
+                    dim[i] = x->dim[i];
+        return reshape(in, x, nd, dim, eq(name, "reshape"));
+    }
+    if (eq(name, "view_as") || eq(name, "reshape_as") || eq(name, "expand_as")) {
+        AVal *o = arg(a, 0, NULL);
+        if (!o || o->k != AV_TENSOR)
+            return av_unknown(in);
+        memcpy(dim, o->dim, sizeof dim);
+        return reshape(in, x, o->nd, dim, true);
+    }
+    if (eq(name, "transpose"))
+        return transpose(in, x, int_or(a, 0, NULL, 0), int_or(a, 1, NULL, 1));
+    if (eq(name, "t") && x->nd == 2)
+        return transpose(in, x, 0, 1);
+    if (eq(name, "permute")) {
+        int nd = shape_args(a, 0, dim);
+        if (nd != x->nd)
+            return av_unknown(in);
+        int64_t out[TR_MAXDIM];
+        for (int i = 0; i < nd; i++)
+            out[i] = x->dim[norm_dim(x, dim[i])];
+        AVal *r = x->gpu ? tensor_result(in, tr_view(in->tr, x->t, nd, out)) : av_tensor_new(in, (DType)x->dtype, nd, out, false);
+        r->transposed = true;
+        return r;
+    }
+    if (eq(name, "contiguous"))
+        return x->transposed && x->gpu ? tensor_result(in, tr_copy(in->tr, x->t, x->nd, x->dim)) : x;
+    if (eq(name, "size") || eq(name, "shape")) {
+        int64_t d;
+        if (int_arg(a, 0, "dim", &d)) {
+            int i = norm_dim(x, d);
+            return i >= 0 && i < x->nd ? av_int(in, x->dim[i]) : av_unknown(in);
+        }
+        return shape_value(in, x);
+    }
+    if (eq(name, "dim") || eq(name, "ndimension"))
+        return av_int(in, x->nd);
+    if (eq(name, "numel"))
+        return av_int(in, (int64_t)numel_of(x));
+    if (eq(name, "to") || eq(name, "cuda") || eq(name, "cpu") || eq(name, "float") || eq(name, "half") ||
+        eq(name, "bfloat16") || eq(name, "long") || eq(name, "int") || eq(name, "double") || eq(name, "type")) {
+        DType dt = (DType)x->dtype;
+        bool to_gpu = x->gpu || eq(name, "cuda");
+        for (uint32_t i = 0; i < a->n; i++) {
+            DType d;
+            if (dtype_of(a->v[i], &d))
+                dt = d;
+            else if (!a->kw[i] || eq(a->kw[i], "device"))
+                to_gpu |= device_is_gpu(a->v[i]) || (a->v[i]->k == AV_TENSOR && a->v[i]->gpu);
+        }
+        if (eq(name, "float")) dt = DT_F32;
+        if (eq(name, "half")) dt = DT_F16;
+        if (eq(name, "bfloat16")) dt = DT_BF16;
+        if (eq(name, "long") || eq(name, "int")) dt = DT_I64;
+        if (eq(name, "cpu"))
+            to_gpu = false;
+        AVal *r = x;
+        if (to_gpu && !x->gpu) {
+            r = av_tensor_new(in, dt, x->nd, x->dim, true);
+        } else if (x->gpu && dt != x->dtype) {
+            r = tensor_result(in, tr_cast(in->tr, x->t, dt));
+        } else if (!x->gpu && dt != x->dtype) {
+            r = av_tensor_new(in, dt, x->nd, x->dim, false);
+        }
+        return r;
+    }
+    if (eq(name, "split") || eq(name, "chunk")) {
+        int64_t size = int_or(a, 0, NULL, 1);
+        int d = norm_dim(x, int_or(a, 1, "dim", 0));
+        if (d < 0 || d >= x->nd || size <= 0)
+            return av_unknown(in);
+        int64_t n = eq(name, "chunk") ? size : (x->dim[d] + size - 1) / size;
+        int64_t part = eq(name, "chunk") ? (x->dim[d] + size - 1) / size : size;
+        if (n > 64)
+            return av_unknown(in);
+        AVal *s = av_seq(in, (uint32_t)n);
+        memcpy(dim, x->dim, sizeof dim);
+        dim[d] = part;
+        for (int64_t i = 0; i < n; i++) {
+            AVal *r = x->gpu ? tensor_result(in, tr_view(in->tr, x->t, x->nd, dim)) : av_tensor_new(in, (DType)x->dtype, x->nd, dim, false);
+            r->transposed = d != x->nd - 1 || x->transposed || true;
+            s->items[i] = r;
+        }
+        return s;
+    }
+    if (eq(name, "unsqueeze")) {
+        int d = (int)int_or(a, 0, "dim", 0);
+        return insert_dim(in, x, d < 0 ? d + x->nd + 1 : d, 1);
+    }
+    if (eq(name, "squeeze") || eq(name, "flatten")) {
+        int nd = 0;
+        if (eq(name, "flatten")) {
+            int s = norm_dim(x, int_or(a, 0, "start_dim", 0)), e = norm_dim(x, int_or(a, 1, "end_dim", -1));
+            for (int i = 0; i < x->nd; i++) {
+                if (i > s && i <= e)
+                    dim[nd - 1] *= x->dim[i];
+                else
+                    dim[nd++] = x->dim[i];
+            }
+        } else {
+            for (int i = 0; i < x->nd; i++)
+                if (x->dim[i] != 1)
+                    dim[nd++] = x->dim[i];
+        }
+        return reshape(in, x, nd, dim, true);
+    }
+    if (eq(name, "masked_fill") || eq(name, "masked_fill_"))
+        return x->gpu ? same_shape(in, x, tr_masked_fill(in->tr, x->t), x->transposed) : x;
+    if (eq(name, "softmax") || eq(name, "log_softmax")) {
+        return x->gpu ? tensor_result(in, tr_softmax(in->tr, x->t, eq(name, "log_softmax"))) : x;
+    }
+    if (eq(name, "relu") || eq(name, "relu_"))
+        return act(in, x, ACT_RELU, eq(name, "relu_"));
+    if (eq(name, "tanh") || eq(name, "exp") || eq(name, "log") || eq(name, "sqrt") || eq(name, "rsqrt"))
+        return act(in, x, ACT_TANH, false);
+    if (eq(name, "sigmoid"))
+        return act(in, x, ACT_SIGMOID, false);
+    if (eq(name, "sum") || eq(name, "mean") || eq(name, "max") || eq(name, "min") || eq(name, "norm")) {
+        if (!a->n && x->gpu)
+            return tensor_result(in, tr_reduce(in->tr, x->t));
+        if (x->gpu && x->nd) {
+            int d = norm_dim(x, int_or(a, 0, "dim", -1));
+            bool keep = bool_or(a, 1, "keepdim", false);
+            int nd = 0;
+            for (int i = 0; i < x->nd; i++)
+                if (i != d)
+                    dim[nd++] = x->dim[i];
+                else if (keep)
+                    dim[nd++] = 1;
+            return tensor_result(in, tr_new(in->tr, (DType)x->dtype, nd, dim));
+        }
+        return av_unknown(in);
+    }
+    if (eq(name, "item") || eq(name, "tolist"))
+        return av_unknown(in);
+    if (eq(name, "detach") || eq(name, "data"))
+        return x->gpu ? tensor_result(in, tr_detach(in->tr, x->t)) : x;
+    if (eq(name, "clone"))
+        return x->gpu ? tensor_result(in, tr_copy(in->tr, x->t, x->nd, x->dim)) : x;
+    if (eq(name, "backward") || eq(name, "zero_") || eq(name, "fill_") || eq(name, "retain_grad"))
+        return av_none(in);
+    if (eq(name, "argmax") || eq(name, "argmin"))
+        return av_unknown(in);
+    if (eq(name, "matmul"))
+        return tensor_binop(in, T_AT, x, arg(a, 0, NULL));
+    if (eq(name, "mul") || eq(name, "add") || eq(name, "sub") || eq(name, "div"))
+        return tensor_binop(in, eq(name, "mul") ? T_STAR : eq(name, "div") ? T_SLASH : T_PLUS, x,
+                            arg(a, 0, NULL));
+    if (eq(name, "new_zeros") || eq(name, "new_ones") || eq(name, "new_empty")) {
+        int nd = shape_args(a, 0, dim);
+        return nd < 0 ? av_unknown(in) : new_tensor_value(in, (DType)x->dtype, nd, dim, x->gpu);
+    }
+    return av_unknown(in);
+}
+
+/* Methods every nn.Module has. */
+static AVal *module_method(Interp *in, AVal *self, const char *name, Args *a)
+{
+    if (eq(name, "to") || eq(name, "cuda") || eq(name, "cpu") || eq(name, "half") || eq(name, "float") ||
+        eq(name, "bfloat16") || eq(name, "train") || eq(name, "eval") || eq(name, "requires_grad_") ||
+        eq(name, "apply") || eq(name, "double"))
+        return self;
+    if (eq(name, "register_buffer")) {
+        AVal *n = arg(a, 0, "name"), *t = arg(a, 1, "tensor");
+        if (n && n->k == AV_STR && t) {
+            if (t->k == AV_TENSOR) {
+                tr_buffer(in->tr, numel_of(t) * dtype_size((DType)t->dtype));
+                AVal *g = av_new(in, AV_TENSOR);
+                *g = *t;
+                g->gpu = true;
+                int64_t dim[TR_MAXDIM];
+                memcpy(dim, t->dim, sizeof dim);
+                g->t = tr_new(in->tr, (DType)t->dtype, t->nd, dim);
+                /* a buffer is persistent: its bytes are counted with the weights */
+                in->tr->t.v[g->t].kept = false;
+                g->t = tr_detach(in->tr, g->t);
+                t = g;
+            }
+            obj_set(in, self->obj, n->s, t);
+        }
+        return av_none(in);
+    }
+    if (eq(name, "add_module") || eq(name, "register_module")) {
+        AVal *n = arg(a, 0, NULL), *m = arg(a, 1, NULL);
+        if (n && n->k == AV_STR && m)
+            obj_set(in, self->obj, n->s, m);
+        return av_none(in);
+    }
+    if (eq(name, "forward") || eq(name, "__call__"))
+        return call_value(in, self, a);
+    if (eq(name, "append") && (self->obj->nn == NN_MODULELIST || self->obj->nn == NN_SEQUENTIAL)) {
+        AVal *items = obj_get(self->obj, "__items__");
+        AVal *s = av_seq(in, (items ? items->n : 0) + 1);
+        if (items)
+            memcpy(s->items, items->items, items->n * sizeof *s->items);
+        s->items[s->n - 1] = arg(a, 0, NULL) ? arg(a, 0, NULL) : av_unknown(in);
+        obj_set(in, self->obj, "__items__", s);
+        return av_none(in);
+    }
+    return av_unknown(in);
+}
+
+AVal *method_call(Interp *in, AVal *recv, const char *name, Args *a)
+{
+    if (!recv)
+        return av_unknown(in);
+    switch (recv->k) {
+    case AV_TENSOR:
+        return tensor_method(in, recv, name, a);
+    case AV_OBJECT:
+        if (recv->obj->nn == NN_LOADER && (eq(name, "__iter__")))
+            return recv;
+        if (recv->obj->nn == NN_OPAQUE && recv->obj->a == OPAQUE_TRAINER && eq(name, "train"))
+            return trainer_step(in, recv->obj);
+        if (recv->obj->nn == NN_OPAQUE && eq(name, "scale"))
+            return arg(a, 0, NULL) ? arg(a, 0, NULL) : av_unknown(in);
+        if (recv->obj->is_module || recv->obj->nn != NN_NONE)
+            return module_method(in, recv, name, a);
+        return av_unknown(in);
+    case AV_SEQ:
+        if (eq(name, "append") && recv->n < 100000) {
+            AVal **items = arena_alloc(in->a, (recv->n + 1) * sizeof *items);
+            if (recv->n)
+                memcpy(items, recv->items, recv->n * sizeof *items);
+            items[recv->n++] = arg(a, 0, NULL) ? arg(a, 0, NULL) : av_unknown(in);
+            recv->items = items;
+            return av_none(in);
+        }
+        return av_unknown(in);
+    case AV_DICT:
+        if (eq(name, "get") || eq(name, "pop")) {
+            AVal *k = arg(a, 0, NULL);
+            for (uint32_t i = 0; k && k->k == AV_STR && i < recv->n; i++)
+                if (eq(recv->keys[i], k->s))
+                    return recv->items[i];
+            return arg(a, 1, NULL) ? arg(a, 1, NULL) : av_none(in);
+        }
+        if (eq(name, "items") || eq(name, "values") || eq(name, "keys")) {
+            AVal *s = av_seq(in, recv->n);
+            for (uint32_t i = 0; i < recv->n; i++) {
+                if (eq(name, "items")) {
+                    AVal *p = av_seq(in, 2);
+                    p->items[0] = av_str(in, recv->keys[i]);
+                    p->items[1] = recv->items[i];
+                    s->items[i] = p;
+                } else {
+                    s->items[i] = eq(name, "values") ? recv->items[i] : av_str(in, recv->keys[i]);
+                }
+            }
+            return s;
+        }
+        return av_unknown(in);
+    default:
+        return av_unknown(in);
+    }
+}
+
+AVal *attr_of_value(Interp *in, AVal *base, const char *name)
+{
+    if (base->k == AV_TENSOR) {
+        if (eq(name, "shape"))
+            return shape_value(in, base);
+        if (eq(name, "dtype")) {
+            AVal *d = av_new(in, AV_DTYPE);
+            d->dtype = base->dtype;
+            return d;
+        }
+        if (eq(name, "device")) {
+            AVal *d = av_new(in, AV_DEVICE);
+            d->i = base->gpu;
+            return d;
+        }
+        if (eq(name, "T") && base->nd == 2)
+            return transpose(in, base, 0, 1);
+        if (eq(name, "ndim"))
+            return av_int(in, base->nd);
+        if (eq(name, "data"))
+            return base->gpu ? tensor_result(in, tr_detach(in->tr, base->t)) : base;
+        return av_bound(in, base, name);
+    }
+    if (base->k == AV_OBJECT) {
+        Obj *o = base->obj;
+        AVal *v = obj_get(o, name);
+        if (v)
+            return v;
+        if (eq(name, "weight") || eq(name, "bias")) {
+            AVal *p = av_new(in, AV_PARAM);
+            p->param = eq(name, "weight") ? o->w : o->bias;
+            p->nd = 2;
+            p->dim[0] = o->b;
+            p->dim[1] = o->a;
+            return p;
+        }
+        if (o->nn == NN_MODULEDICT) {
+            AVal *d = obj_get(o, "__dict__");
+            for (uint32_t i = 0; d && d->k == AV_DICT && i < d->n; i++)
+                if (eq(d->keys[i], name))
+                    return d->items[i];
+        }
+        if (o->nn == NN_LINEAR && eq(name, "out_features"))
+            return av_int(in, o->b);
+        if (o->nn == NN_LINEAR && eq(name, "in_features"))
+            return av_int(in, o->a);
+        if (eq(name, "training"))
+            return av_bool(in, in->tr->training);
+        return av_bound(in, base, name);
+    }
+    if (base->k == AV_SEQ || base->k == AV_DICT)
+        return av_bound(in, base, name);
+    return av_unknown(in);
+}
+
+/* ---- operators on tensors --------------------------------------------------------------- */
+
+static AVal *broadcast_cpu(Interp *in, AVal *x, AVal *y, DType dt)
+{
+    AVal *big = y && y->k == AV_TENSOR && numel_of(y) > numel_of(x) ? y : x;
+    return av_tensor_new(in, dt, big->nd, big->dim, false);
+}
+
+AVal *tensor_binop(Interp *in, int tok, AVal *x, AVal *y)
+{
+    if (!x || !y)
+        return av_unknown(in);
+    bool xt = x->k == AV_TENSOR, yt = y->k == AV_TENSOR;
+    if (!xt && !yt)
+        return av_unknown(in);
+    AVal *t = xt ? x : y;
+    bool is_cmp = tok == T_EQEQUAL || tok == T_NOTEQUAL || tok == T_LESS || tok == T_GREATER ||
+                  tok == T_LESSEQUAL || tok == T_GREATEREQUAL;
+    if (!t->gpu && (!xt || !x->gpu) && (!yt || !y->gpu))
+        return broadcast_cpu(in, xt ? x : y, xt && yt ? y : NULL, is_cmp ? DT_BOOL : (DType)t->dtype);
+    if (is_cmp) {
+        AVal *big = xt && yt && numel_of(y) > numel_of(x) ? y : t;
+        int64_t dim[TR_MAXDIM];
+        memcpy(dim, big->dim, sizeof dim);
+        return tensor_result(in, tr_new(in->tr, DT_BOOL, big->nd, dim));
+    }
+    TId a = xt ? av_gpu(in, x) : 0, b = yt ? av_gpu(in, y) : 0;
+    Trace *tr = in->tr;
+    switch (tok) {
+    case T_AT: case T_ATEQUAL:
+        return a && b ? tensor_result(in, tr_matmul(tr, a, b)) : av_unknown(in);
+    case T_PLUS: case T_MINUS: case T_PLUSEQUAL: case T_MINEQUAL:
+        return a && b ? tensor_result(in, tr_add(tr, a, b)) : tensor_result(in, tr_scale(tr, a ? a : b));
+    case T_STAR: case T_STAREQUAL: case T_SLASH: case T_SLASHEQUAL:
+        return a && b ? tensor_result(in, tr_mul(tr, a, b)) : tensor_result(in, tr_scale(tr, a ? a : b));
+    case T_DOUBLESTAR:
+        return a ? tensor_result(in, tr_mul(tr, a, a)) : av_unknown(in);
+    default:
+        return av_unknown(in);
+    }
+}
+
+/* One index of a subscript: how it changes one dimension. */
+static bool index_dim(const AVal *idx, int64_t size, int64_t *out, bool *drop)
+{
+    *drop = false;
+    if (idx->k == AV_INT) {
+        *drop = true;
+        return true;
+    }
+    if (idx->k == AV_SLICE) {
+        int64_t lo = 0, hi = size, step = 1;
+        if ((idx->i & 1) && idx->items[0]->k != AV_NONE && !av_int_of(idx->items[0], &lo))
+            return false;
+        if ((idx->i & 2) && idx->items[1]->k != AV_NONE && !av_int_of(idx->items[1], &hi))
+            return false;
+        if ((idx->i & 4) && idx->items[2]->k != AV_NONE && !av_int_of(idx->items[2], &step))
+            return false;
+        if (lo < 0) lo += size;
+        if (hi < 0) hi += size;
+        if (hi > size) hi = size;
+        if (lo < 0) lo = 0;
+        *out = hi > lo ? (hi - lo + step - 1) / (step > 0 ? step : 1) : 0;
+        return true;
+    }
+    return false;
+}
+
+AVal *tensor_subscript(Interp *in, AVal *x, AVal *idx)
+{
+    AVal one = {0};
+    AVal **items;
+    uint32_t n;
+    if (idx->k == AV_SEQ) {
+        items = idx->items;
+        n = idx->n;
+    } else {
+        one = *idx;
+        AVal *p = &one;
+        items = &p;
+        n = 1;
+        AVal **heap = arena_alloc(in->a, sizeof *heap);
+        heap[0] = arena_copy(in->a, &one, sizeof one);
+        items = heap;
+    }
+    int64_t dim[TR_MAXDIM];
+    int nd = 0, src = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        AVal *it = items[i];
+        if (it->k == AV_ELLIPSIS) {
+            int rest = 0;
+            for (uint32_t k = i + 1; k < n; k++)
+                rest += items[k]->k != AV_NONE;
+            while (src < x->nd - rest && nd < TR_MAXDIM)
+                dim[nd++] = x->dim[src++];
+            continue;
+        }
+        if (it->k == AV_NONE) {
+            if (nd < TR_MAXDIM)
+                dim[nd++] = 1;
+            continue;
+        }
+        if (src >= x->nd)
+            return av_unknown(in);
+        int64_t size;
+        bool drop;
+        if (!index_dim(it, x->dim[src], &size, &drop))
+            return av_unknown(in);
+        if (!drop && nd < TR_MAXDIM)
+            dim[nd++] = size;
+        src++;
+    }
+    while (src < x->nd && nd < TR_MAXDIM)
+        dim[nd++] = x->dim[src++];
+    if (!x->gpu)
+        return av_tensor_new(in, (DType)x->dtype, nd, dim, false);
+    AVal *r = tensor_result(in, tr_view(in->tr, x->t, nd, dim));
+    r->transposed = true;
+    return r;
+}

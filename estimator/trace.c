@@ -1,0 +1,700 @@
+/* The symbolic tensor trace and its memory simulation (see trace.h).
+ *
+ * What each op saves follows the derivative formulas of PyTorch's autograd
+ * (tools/autograd/derivatives.yaml): a product saves the operands the other
+ * gradient needs, relu/sigmoid/tanh/softmax save their result, gelu/silu and
+ * the norms save their input, dropout saves its mask. Autocast's dtype rules
+ * follow its op lists: matmul-like ops run in 16 bits (inputs cast, weights
+ * cast once per region and cached), reductions, norms, softmax, pow and the
+ * losses run in fp32, everything else in the widest input type. */
+#include "trace.h"
+#include <stdio.h>
+#include <string.h>
+
+static const uint8_t dt_bytes[DT__COUNT] = {4, 2, 2, 8, 1, 1};
+static const char *const dt_names[DT__COUNT] = {"fp32", "bf16", "fp16", "int64", "bool", "uint8"};
+
+uint32_t dtype_size(DType t) { return dt_bytes[t]; }
+const char *dtype_name(DType t) { return dt_names[t]; }
+
+uint64_t alloc_round(uint64_t bytes) { return (bytes + 511) / 512 * 512; }
+
+void tr_init(Trace *tr, Arena *a)
+{
+    memset(tr, 0, sizeof *tr);
+    tr->arena = a;
+    tr->weight_dtype = DT_F32;
+    tr->autocast = DT_F32;
+    tr->training = true;
+    TTensor none = {0};
+    VEC_PUSH(a, tr->t, none);
+}
+
+static uint32_t record(Trace *tr, const char *name, const TId *in, int nin, TId out);
+
+/* ---- tensors ------------------------------------------------------------------------- */
+
+static TTensor *T(const Trace *tr, TId x) { return &tr->t.v[x]; }
+
+static TId root(const Trace *tr, TId x)
+{
+    while (x && tr->t.v[x].base)
+        x = tr->t.v[x].base;
+    return x;
+}
+
+uint64_t tr_numel(const Trace *tr, TId x)
+{
+    uint64_t n = 1;
+    for (int i = 0; i < T(tr, x)->nd; i++)
+        n *= (uint64_t)(T(tr, x)->dim[i] > 0 ? T(tr, x)->dim[i] : 1);
+    return n;
+}
+
+uint64_t tr_bytes(const Trace *tr, TId x) { return alloc_round(tr_numel(tr, x) * dt_bytes[T(tr, x)->dtype]); }
+
+int64_t tr_dim(const Trace *tr, TId x, int i)
+{
+    const TTensor *t = T(tr, x);
+    if (i < 0)
+        i += t->nd;
+    return i >= 0 && i < t->nd ? t->dim[i] : 1;
+}
+
+DType tr_dtype(const Trace *tr, TId x) { return (DType)T(tr, x)->dtype; }
+
+static TId new_tensor(Trace *tr, DType dt, int nd, const int64_t *dim, bool grad)
+{
+    TTensor t = {0};
+    t.nd = (uint8_t)(nd > TR_MAXDIM ? TR_MAXDIM : nd);
+    memcpy(t.dim, dim, t.nd * sizeof *dim);
+    t.dtype = (uint8_t)dt;
+    t.grad = grad && !tr->no_grad;
+    t.ckpt = tr->ckpt;
+    t.born = tr->ops.n + 1;
+    VEC_PUSH(tr->arena, tr->t, t);
+    return tr->t.n - 1;
+}
+
+/* A tensor shaped like x with the last dimension replaced. */
+static TId like_last(Trace *tr, TId x, int64_t last, DType dt, bool grad)
+{
+    int64_t dim[TR_MAXDIM];
+    int nd = T(tr, x)->nd;
+    memcpy(dim, T(tr, x)->dim, sizeof dim);
+    if (nd)
+        dim[nd - 1] = last;
+    return new_tensor(tr, dt, nd ? nd : 1, nd ? dim : &last, grad);
+}
+
+static TId like(Trace *tr, TId x, DType dt, bool grad)
+{
+    return new_tensor(tr, dt, T(tr, x)->nd, T(tr, x)->dim, grad);
+}
+
+TId tr_input(Trace *tr, DType dt, int nd, const int64_t *dim)
+{
+    TId x = new_tensor(tr, dt, nd, dim, false);
+    T(tr, x)->kept = true;   /* the script's variable holds it */
+    return x;
+}
+
+TId tr_input2(Trace *tr, DType dt, int64_t a, int64_t b)
+{
+    int64_t dim[2] = {a, b};
+    return tr_input(tr, dt, 2, dim);
+}
+
+void tr_keep(Trace *tr, TId x)
+{
+    if (x)
+        T(tr, root(tr, x))->kept = true;
+}
+
+TId tr_new(Trace *tr, DType dt, int nd, const int64_t *dim)
+{
+    TId x = new_tensor(tr, dt, nd, dim, false);
+    record(tr, "new", NULL, 0, x);
+    return x;
+}
+
+TId tr_detach(Trace *tr, TId x)
+{
+    TId y = new_tensor(tr, tr_dtype(tr, x), T(tr, x)->nd, T(tr, x)->dim, false);
+    T(tr, y)->base = root(tr, x);
+    return y;
+}
+
+static bool needs_grad(const Trace *tr, TId x) { return x && T(tr, x)->grad; }
+
+/* ---- parameters ---------------------------------------------------------------------- */
+
+uint32_t tr_param_dtype(Trace *tr, uint64_t numel, DType dt, bool trainable)
+{
+    TParam p = {numel, (uint8_t)dt, trainable, 0, 0};
+    VEC_PUSH(tr->arena, tr->params, p);
+    return tr->params.n;
+}
+
+uint32_t tr_param(Trace *tr, uint64_t numel)
+{
+    return tr_param_dtype(tr, numel, tr->weight_dtype, !tr->frozen);
+}
+
+void tr_buffer(Trace *tr, uint64_t bytes) { tr->buffer_bytes += alloc_round(bytes); }
+
+void tr_param_drop(Trace *tr, uint32_t p)
+{
+    if (p)
+        tr->params.v[p - 1].numel = 0;
+}
+
+static TParam *P(Trace *tr, uint32_t p) { return p ? &tr->params.v[p - 1] : NULL; }
+
+static bool param_trains(Trace *tr, uint32_t p) { return p && P(tr, p)->trainable && !tr->no_grad; }
+
+void tr_param_totals(const Trace *tr, ParamTotals *out)
+{
+    memset(out, 0, sizeof *out);
+    for (uint32_t i = 0; i < tr->params.n; i++) {
+        const TParam *p = &tr->params.v[i];
+        uint64_t raw = p->numel * dt_bytes[p->dtype], bytes = alloc_round(raw);
+        out->total += p->numel;
+        out->bytes += bytes;
+        out->raw_bytes += raw;
+        if (p->trainable)
+            out->raw_trainable_bytes += raw;
+        if (p->trainable) {
+            out->trainable += p->numel;
+            out->trainable_bytes += bytes;
+        } else {
+            out->frozen_bytes += bytes;
+        }
+    }
+}
+
+/* ---- recording ----------------------------------------------------------------------- */
+
+static uint32_t record(Trace *tr, const char *name, const TId *in, int nin, TId out)
+{
+    if (++tr->steps > 4000000) {
+        tr->overflow = true;
+        return 0;
+    }
+    TOp op = {0};
+    op.name = name;
+    op.nin = (uint8_t)(nin > TR_MAXIN ? TR_MAXIN : nin);
+    for (int i = 0; i < nin; i++) {
+        TId r = root(tr, in[i]);
+        if (i < op.nin)
+            op.in[i] = r;
+        if (r)
+            T(tr, r)->last_use = tr->ops.n + 1;   /* every input, also past TR_MAXIN */
+    }
+    op.out = out;
+    op.ckpt = tr->ckpt;
+    VEC_PUSH(tr->arena, tr->ops, op);
+    if (out && !T(tr, out)->producer)
+        T(tr, out)->producer = tr->ops.n;
+    return tr->ops.n;
+}
+
+static void save(Trace *tr, TId x)
+{
+    if (!x || tr->no_grad)
+        return;
+    TTensor *t = T(tr, root(tr, x));
+    t->saved = true;
+    if (t->ckpt && t->ckpt != tr->ckpt)
+        t->ckpt = 0;   /* saved outside its checkpointed block: kept, not recomputed */
+    if (!t->first_saver || t->first_saver > tr->ops.n + 1)
+        t->first_saver = tr->ops.n + 1;   /* the op being recorded next */
+}
+
+static void use_param(Trace *tr, uint32_t p)
+{
+    if (p)
+        P(tr, p)->last_op = tr->ops.n + 1;
+}
+
+/* The dtype an op computes in under autocast (matmul-like ops). */
+static DType lowp(const Trace *tr, DType dt)
+{
+    return tr->autocast_on && dt == DT_F32 ? tr->autocast : dt;
+}
+
+static DType promote(DType a, DType b)
+{
+    if (a == b)
+        return a;
+    if (a == DT_F32 || b == DT_F32)
+        return DT_F32;
+    if (a == DT_I64 || a == DT_BOOL || a == DT_U8)
+        return b;
+    if (b == DT_I64 || b == DT_BOOL || b == DT_U8)
+        return a;
+    return DT_F32;   /* bf16 with fp16 */
+}
+
+TId tr_cast(Trace *tr, TId x, DType dt)
+{
+    if (!x || T(tr, x)->dtype == dt)
+        return x;
+    TId y = like(tr, x, dt, needs_grad(tr, x));
+    record(tr, "cast", &x, 1, y);
+    return y;
+}
+
+/* An autocast input: activations are cast on every use, a trainable leaf
+ * weight once per region (the cache). */
+static TId autocast_in(Trace *tr, TId x) { return tr->autocast_on ? tr_cast(tr, x, lowp(tr, tr_dtype(tr, x))) : x; }
+
+/* The weight as the op reads it: the parameter itself, or autocast's 16-bit
+ * copy (a tensor, cached for trainable leaves). Returns 0 for "the parameter". */
+static TId weight_as_used(Trace *tr, uint32_t p)
+{
+    TParam *w = P(tr, p);
+    if (!w || !tr->autocast_on || w->dtype != DT_F32)
+        return 0;
+    if (w->autocast_copy && w->trainable && T(tr, w->autocast_copy)->ckpt == tr->ckpt)
+        return w->autocast_copy;
+    int64_t n = (int64_t)w->numel;
+    TId c = new_tensor(tr, tr->autocast, 1, &n, param_trains(tr, p));
+    T(tr, c)->weight_copy = w->trainable;
+    record(tr, "cast_weight", NULL, 0, c);
+    if (w->trainable)
+        w->autocast_copy = c;
+    return c;
+}
+
+static bool out_grad(Trace *tr, TId a, TId b, uint32_t w, uint32_t bias)
+{
+    return needs_grad(tr, a) || needs_grad(tr, b) || param_trains(tr, w) || param_trains(tr, bias);
+}
+
+TId tr_linear(Trace *tr, TId x, int64_t out, uint32_t w, uint32_t b)
+{
+    x = autocast_in(tr, x);
+    TId wc = weight_as_used(tr, w);
+    TId bc = weight_as_used(tr, b);
+    (void)bc;
+    TId y = like_last(tr, x, out, tr_dtype(tr, x), out_grad(tr, x, 0, w, b));
+    if (param_trains(tr, w))
+        save(tr, x);
+    if (needs_grad(tr, x) && wc)
+        save(tr, wc);
+    use_param(tr, w);
+    use_param(tr, b);
+    TId in[2] = {x, wc};
+    record(tr, "linear", in, 2, y);
+    return y;
+}
+
+TId tr_matmul(Trace *tr, TId a, TId b)
+{
+    a = autocast_in(tr, a);
+    b = autocast_in(tr, b);
+    int64_t dim[TR_MAXDIM];
+    const TTensor *ta = T(tr, a);
+    int nd = ta->nd;
+    memcpy(dim, ta->dim, sizeof dim);
+    dim[nd - 1] = tr_dim(tr, b, -1);
+    TId y = new_tensor(tr, tr_dtype(tr, a), nd, dim, out_grad(tr, a, b, 0, 0));
+    if (needs_grad(tr, a))
+        save(tr, b);
+    if (needs_grad(tr, b))
+        save(tr, a);
+    TId in[2] = {a, b};
+    record(tr, "matmul", in, 2, y);
+    return y;
+}
+
+TId tr_embedding(Trace *tr, TId ids, int64_t d, uint32_t w)
+{
+    const TTensor *t = T(tr, ids);
+    int64_t dim[TR_MAXDIM];
+    memcpy(dim, t->dim, sizeof dim);
+    int nd = t->nd < TR_MAXDIM ? t->nd : TR_MAXDIM - 1;
+    dim[nd] = d;
+    TId y = new_tensor(tr, (DType)P(tr, w)->dtype, nd + 1, dim, param_trains(tr, w));
+    if (param_trains(tr, w))
+        save(tr, ids);
+    use_param(tr, w);
+    record(tr, "embedding", &ids, 1, y);
+    return y;
+}
+
+static int64_t conv_out(int64_t n, int k, int stride, int pad)
+{
+    int64_t o = (n + 2 * pad - k) / (stride ? stride : 1) + 1;
+    return o > 0 ? o : 1;
+}
+
+TId tr_conv2d(Trace *tr, TId x, int64_t cout, int k, int stride, int pad, int groups,
+              uint32_t w, uint32_t b)
+{
+    (void)groups;
+    x = autocast_in(tr, x);
+    TId wc = weight_as_used(tr, w);
+    weight_as_used(tr, b);
+    const TTensor *t = T(tr, x);
+    int64_t dim[4] = {t->dim[0], cout, conv_out(t->dim[2], k, stride, pad),
+                      conv_out(t->dim[3], k, stride, pad)};
+    TId y = new_tensor(tr, tr_dtype(tr, x), 4, dim, out_grad(tr, x, 0, w, b));
+    if (needs_grad(tr, y)) {
+        /* convolution_backward keeps input and weight whichever gradient it needs */
+        save(tr, x);
+        if (wc)
+            save(tr, wc);
+    }
+    use_param(tr, w);
+    use_param(tr, b);
+    TId in[2] = {x, wc};
+    record(tr, "conv2d", in, 2, y);
+    return y;
+}
+
+TId tr_pool2d(Trace *tr, TId x, int k, int stride, int pad, bool max)
+{
+    const TTensor *t = T(tr, x);
+    int64_t dim[4] = {t->dim[0], t->dim[1], conv_out(t->dim[2], k, stride, pad),
+                      conv_out(t->dim[3], k, stride, pad)};
+    TId y = new_tensor(tr, tr_dtype(tr, x), 4, dim, needs_grad(tr, x));
+    if (max && needs_grad(tr, x)) {
+        /* max pooling saves its input and the argmax indices (int64) */
+        save(tr, x);
+        TId idx = new_tensor(tr, DT_I64, 4, dim, false);
+        save(tr, idx);
+        TId in[2] = {x, idx};
+        record(tr, "max_pool2d", in, 2, y);
+        return y;
+    }
+    if (needs_grad(tr, x))
+        save(tr, x);   /* avg_pool2d_backward reads the input's geometry from the input */
+    record(tr, "avg_pool2d", &x, 1, y);
+    return y;
+}
+
+TId tr_adaptive_pool(Trace *tr, TId x, int64_t oh, int64_t ow)
+{
+    const TTensor *t = T(tr, x);
+    int64_t dim[4] = {t->dim[0], t->dim[1], oh, ow};
+    TId y = new_tensor(tr, tr_dtype(tr, x), 4, dim, needs_grad(tr, x));
+    if (needs_grad(tr, x) && (oh != 1 || ow != 1))
+        save(tr, x);   /* a 1x1 output is a mean, which saves nothing */
+    record(tr, "adaptive_avg_pool2d", &x, 1, y);
+    return y;
+}
+
+/* Per-row statistics a norm saves (mean and inverse std, fp32). */
+static TId norm_stats(Trace *tr, TId x, int keep_dims)
+{
+    const TTensor *t = T(tr, x);
+    int64_t dim[TR_MAXDIM];
+    memcpy(dim, t->dim, sizeof dim);
+    int nd = keep_dims < t->nd ? keep_dims : t->nd;
+    TId s = new_tensor(tr, DT_F32, nd ? nd : 1, dim, false);
+    save(tr, s);
+    return s;
+}
+
+TId tr_batch_norm(Trace *tr, TId x, uint32_t w, uint32_t b)
+{
+    TId y = like(tr, x, tr_dtype(tr, x), out_grad(tr, x, 0, w, b));
+    if (needs_grad(tr, y)) {
+        save(tr, x);
+        int64_t c = tr_dim(tr, x, 1);
+        save(tr, new_tensor(tr, DT_F32, 1, &c, false));   /* mean */
+        save(tr, new_tensor(tr, DT_F32, 1, &c, false));   /* inverse std */
+    }
+    use_param(tr, w);
+    use_param(tr, b);
+    record(tr, "batch_norm", &x, 1, y);
+    return y;
+}
+
+TId tr_layer_norm(Trace *tr, TId x, uint32_t w, uint32_t b)
+{
+    if (tr->autocast_on)
+        x = tr_cast(tr, x, DT_F32);   /* layer_norm is on autocast's fp32 list */
+    TId y = like(tr, x, tr_dtype(tr, x), out_grad(tr, x, 0, w, b));
+    if (needs_grad(tr, y)) {
+        save(tr, x);
+        norm_stats(tr, x, T(tr, x)->nd - 1);
+        norm_stats(tr, x, T(tr, x)->nd - 1);
+    }
+    use_param(tr, w);
+    use_param(tr, b);
+    record(tr, "layer_norm", &x, 1, y);
+    return y;
+}
+
+/* A pointwise op: out in `dt`; saves its input and/or its result. */
+static TId pointwise(Trace *tr, const char *name, TId x, DType dt, bool save_in, bool save_out)
+{
+    TId y = like(tr, x, dt, needs_grad(tr, x));
+    if (needs_grad(tr, x) && save_in)
+        save(tr, x);
+    if (needs_grad(tr, x) && save_out)
+        save(tr, y);
+    record(tr, name, &x, 1, y);
+    return y;
+}
+
+/* A binary op with broadcasting: the output takes the larger operand's shape. */
+static TId binary(Trace *tr, const char *name, TId a, TId b, bool save_operands)
+{
+    TId big = !b || tr_numel(tr, a) >= tr_numel(tr, b) ? a : b;
+    DType dt = b ? promote(tr_dtype(tr, a), tr_dtype(tr, b)) : tr_dtype(tr, a);
+    TId y = like(tr, big, dt, needs_grad(tr, a) || needs_grad(tr, b));
+    if (save_operands) {
+        if (needs_grad(tr, a))
+            save(tr, b);
+        if (needs_grad(tr, b))
+            save(tr, a);
+    }
+    TId in[2] = {a, b};
+    record(tr, name, in, b ? 2 : 1, y);
+    return y;
+}
+
+TId tr_add(Trace *tr, TId a, TId b) { return binary(tr, "add", a, b, false); }
+TId tr_mul(Trace *tr, TId a, TId b) { return binary(tr, "mul", a, b, true); }
+TId tr_scale(Trace *tr, TId x) { return pointwise(tr, "mul_scalar", x, tr_dtype(tr, x), false, false); }
+
+TId tr_rms_norm_hf(Trace *tr, TId x, uint32_t w)
+{
+    /* Hugging Face's RMSNorm: h = x.float(); h * rsqrt(h.pow(2).mean(-1) + eps);
+     * weight * h.to(input dtype). The pow and the product save the fp32 copy,
+     * the weight's product saves the cast-back copy. */
+    DType in_dt = tr_dtype(tr, x);
+    TId h = tr_cast(tr, x, DT_F32);
+    TId r = norm_stats(tr, h, T(tr, h)->nd - 1);
+    if (needs_grad(tr, h))
+        save(tr, h);
+    TId n = like(tr, h, DT_F32, needs_grad(tr, h));
+    TId in[2] = {h, r};
+    record(tr, "rms_norm", in, 2, n);
+    TId nc = tr_cast(tr, n, in_dt == DT_F32 && tr->autocast_on ? DT_F32 : in_dt);
+    TId y = like(tr, nc, tr_dtype(tr, nc), out_grad(tr, nc, 0, w, 0));
+    if (param_trains(tr, w))
+        save(tr, nc);
+    use_param(tr, w);
+    record(tr, "mul_weight", &nc, 1, y);
+    return y;
+}
+
+TId tr_act(Trace *tr, TId x, Act a, bool inplace)
+{
+    DType dt = tr_dtype(tr, x);
+    switch (a) {
+    case ACT_RELU:
+    case ACT_RELU6:
+        if (inplace && needs_grad(tr, x)) {
+            /* the result overwrites the input's storage and is saved */
+            TId y = like(tr, x, dt, true);
+            T(tr, y)->base = root(tr, x);
+            save(tr, y);
+            record(tr, "relu_", &x, 1, 0);
+            return y;
+        }
+        return pointwise(tr, "relu", x, dt, false, true);
+    case ACT_SIGMOID:
+    case ACT_TANH:
+        return pointwise(tr, a == ACT_TANH ? "tanh" : "sigmoid", x, dt, false, true);
+    case ACT_GELU:
+    case ACT_SILU:
+    case ACT_HARDSWISH:
+    case ACT_HARDSIGMOID:
+        if (inplace && needs_grad(tr, x) && (a == ACT_HARDSWISH || a == ACT_SILU)) {
+            /* in-place hardswish/silu saves the input: it is cloned first */
+            TId c = pointwise(tr, "clone", x, dt, false, false);
+            return pointwise(tr, "act_", c, dt, true, false);
+        }
+        return pointwise(tr, a == ACT_GELU ? "gelu" : a == ACT_SILU ? "silu" : "hardswish", x, dt,
+                         true, false);
+    case ACT_GELU_TANH_PY: {
+        /* 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x**3))) in Python ops;
+         * pow runs in fp32 under autocast */
+        TId x3 = pointwise(tr, "pow", tr->autocast_on ? tr_cast(tr, x, DT_F32) : x,
+                           tr->autocast_on ? DT_F32 : dt, true, false);
+        TId inner = tr_add(tr, x, tr_scale(tr, x3));
+        TId t = pointwise(tr, "tanh", tr_scale(tr, inner), tr_dtype(tr, inner), false, true);
+        TId onep = tr_scale(tr, t);
+        return tr_mul(tr, tr_scale(tr, x), onep);
+    }
+    }
+    return x;
+}
+
+TId tr_dropout(Trace *tr, TId x, double p)
+{
+    if (!tr->training || p <= 0)
+        return x;
+    TId y = like(tr, x, tr_dtype(tr, x), needs_grad(tr, x));
+    TId mask = like(tr, x, DT_BOOL, false);
+    if (needs_grad(tr, x))
+        save(tr, mask);
+    TId in[2] = {x, mask};
+    record(tr, "dropout", in, 2, y);
+    return y;
+}
+
+TId tr_softmax(Trace *tr, TId x, bool log)
+{
+    DType dt = tr->autocast_on ? DT_F32 : tr_dtype(tr, x);
+    return pointwise(tr, log ? "log_softmax" : "softmax", x, dt, false, true);
+}
+
+TId tr_masked_fill(Trace *tr, TId x) { return pointwise(tr, "masked_fill", x, tr_dtype(tr, x), false, false); }
+
+TId tr_view(Trace *tr, TId x, int nd, const int64_t *dim)
+{
+    TId y = new_tensor(tr, tr_dtype(tr, x), nd, dim, needs_grad(tr, x));
+    T(tr, y)->base = root(tr, x);
+    T(tr, y)->ckpt = T(tr, root(tr, x))->ckpt;
+    return y;
+}
+
+TId tr_copy(Trace *tr, TId x, int nd, const int64_t *dim)
+{
+    TId y = new_tensor(tr, tr_dtype(tr, x), nd, dim, needs_grad(tr, x));
+    record(tr, "copy", &x, 1, y);
+    return y;
+}
+
+TId tr_cat(Trace *tr, const TId *xs, int n, int axis)
+{
+    const TTensor *t = T(tr, xs[0]);
+    int64_t dim[TR_MAXDIM];
+    memcpy(dim, t->dim, sizeof dim);
+    int nd = t->nd;
+    if (axis < 0)
+        axis += nd;
+    bool grad = false;
+    dim[axis] = 0;
+    for (int i = 0; i < n; i++) {
+        dim[axis] += tr_dim(tr, xs[i], axis);
+        grad |= needs_grad(tr, xs[i]);
+    }
+    TId y = new_tensor(tr, tr_dtype(tr, xs[0]), nd, dim, grad);
+    record(tr, "cat", xs, n, y);
+    return y;
+}
+
+TId tr_slice_last(Trace *tr, TId x, int64_t n)
+{
+    int64_t dim[TR_MAXDIM];
+    memcpy(dim, T(tr, x)->dim, sizeof dim);
+    dim[T(tr, x)->nd - 1] = n;
+    return tr_view(tr, x, T(tr, x)->nd, dim);
+}
+
+TId tr_sdpa(Trace *tr, TId q, TId k, TId v, double dropout)
+{
+    (void)dropout;   /* the fused kernels keep only the RNG seed */
+    q = autocast_in(tr, q);
+    k = autocast_in(tr, k);
+    v = autocast_in(tr, v);
+    TId out = like(tr, q, tr_dtype(tr, q), out_grad(tr, q, k, 0, 0) || needs_grad(tr, v));
+    if (needs_grad(tr, out)) {
+        save(tr, q);
+        save(tr, k);
+        save(tr, v);
+        save(tr, out);
+        int64_t ldim[3] = {tr_dim(tr, q, 0), tr_dim(tr, q, 1), tr_dim(tr, q, 2)};
+        TId lse = new_tensor(tr, DT_F32, 3, ldim, false);
+        save(tr, lse);
+    }
+    TId in[3] = {q, k, v};
+    record(tr, "sdpa", in, 3, out);
+    return out;
+}
+
+TId tr_reduce(Trace *tr, TId x)
+{
+    int64_t one = 1;
+    TId y = new_tensor(tr, tr->autocast_on ? DT_F32 : tr_dtype(tr, x), 0, &one, needs_grad(tr, x));
+    record(tr, "reduce", &x, 1, y);
+    return y;
+}
+
+TId tr_cross_entropy(Trace *tr, TId logits, TId target)
+{
+    if (tr->autocast_on)
+        logits = tr_cast(tr, logits, DT_F32);   /* cross_entropy is on the fp32 list */
+    TId ls = tr_softmax(tr, logits, true);
+    int64_t one = 1;
+    TId loss = new_tensor(tr, tr_dtype(tr, ls), 0, &one, needs_grad(tr, ls));
+    if (target)
+        save(tr, target);
+    TId in[2] = {ls, target};
+    record(tr, "nll_loss", in, 2, loss);
+    return loss;
+}
+
+TId tr_mse(Trace *tr, TId pred)
+{
+    TId d = pointwise(tr, "sub", pred, tr->autocast_on ? DT_F32 : tr_dtype(tr, pred), false, false);
+    save(tr, d);
+    return tr_reduce(tr, d);
+}
+
+TId tr_lstm(Trace *tr, TId x, int64_t hidden, int layers, double dropout, uint32_t *w)
+{
+    /* cuDNN's LSTM keeps, per layer and time step, the four gate activations
+     * and the cell state in its reserve space, plus each layer's output and
+     * (with dropout between layers) its mask. */
+    x = autocast_in(tr, x);
+    TId y = like_last(tr, x, hidden, tr_dtype(tr, x), true);
+    if (!tr->no_grad) {
+        save(tr, x);
+        save(tr, y);
+        int64_t gates = tr_dim(tr, x, 0) * tr_dim(tr, x, 1) * hidden;
+        int64_t n = gates * (5 * layers + (layers - 1));
+        TId reserve = new_tensor(tr, tr_dtype(tr, x), 1, &n, false);
+        save(tr, reserve);
+        if (dropout > 0 && tr->training && layers > 1) {
+            int64_t m = gates * (layers - 1);
+            TId mask = new_tensor(tr, DT_U8, 1, &m, false);
+            save(tr, mask);
+        }
+    }
+    for (int i = 0; w && w[i]; i++)
+        use_param(tr, w[i]);
+    record(tr, "lstm", &x, 1, y);
+    return y;
+}
+
+void tr_ckpt_begin(Trace *tr, TId input)
+{
+    if (tr->no_grad)
+        return;
+    save(tr, input);
+    tr->ckpt = ++tr->nckpt;
+}
+
+void tr_ckpt_end(Trace *tr) { tr->ckpt = 0; }
+
+/* A readable listing of the recorded ops, for `pfc estimate --trace`. */
+void tr_dump(const Trace *tr, void (*emit)(void *ctx, const char *line), void *ctx)
+{
+    char line[512];
+    for (uint32_t i = 0; i < tr->ops.n; i++) {
+        const TOp *op = &tr->ops.v[i];
+        int n = snprintf(line, sizeof line, "%5u %-18s", i + 1, op->name);
+        TId outs[1] = {op->out};
+        for (int k = -1; k < op->nin && n < (int)sizeof line - 64; k++) {
+            TId x = k < 0 ? outs[0] : op->in[k];
+            if (!x)
+                continue;
+            const TTensor *t = &tr->t.v[x];
+            n += snprintf(line + n, sizeof line - (size_t)n, "%s%%%u[", k < 0 ? " -> " : k == 0 ? "  from " : ", ", x);
+            for (int d = 0; d < t->nd && n < (int)sizeof line - 32; d++)
+                n += snprintf(line + n, sizeof line - (size_t)n, "%s%lld", d ? "," : "", (long long)t->dim[d]);
+            n += snprintf(line + n, sizeof line - (size_t)n, "]%s%s%s", dt_names[t->dtype], t->saved ? " saved" : "",
+                          t->grad ? "" : " nograd");
+        }
+        emit(ctx, line);
+    }
+}

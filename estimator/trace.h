@@ -1,0 +1,170 @@
+/* The symbolic tensor trace: one forward pass recorded as ops over abstract
+ * tensors (shape, dtype, requires-grad, saved-for-backward), and the memory
+ * simulation of a training step over it.
+ *
+ * Every model source records through this one API: the architecture
+ * snapshot's per-family forward descriptions (hf.c), torchvision's
+ * constructors (vision.c) and models written in the script (interp.c). The
+ * dtype rules of autocast, what autograd saves for each op and when the
+ * caching allocator frees a block therefore live in one place (trace.c).
+ *
+ * Memory is counted as PyTorch's allocator counts it: every tensor's bytes
+ * rounded up to 512. A tensor saved by several ops is counted once; a view
+ * shares its base's storage. */
+#ifndef PFC_TRACE_H
+#define PFC_TRACE_H
+#include "../base/arena.h"
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef enum DType { DT_F32, DT_BF16, DT_F16, DT_I64, DT_BOOL, DT_U8, DT__COUNT } DType;
+
+uint32_t dtype_size(DType t);
+const char *dtype_name(DType t);
+
+#define TR_MAXDIM 6
+typedef uint32_t TId;   /* tensor handle; 0 is "none" */
+
+typedef struct TTensor {
+    int64_t dim[TR_MAXDIM];
+    uint8_t nd, dtype;
+    bool grad;          /* requires grad (part of the autograd graph) */
+    bool saved;         /* some op saved it for backward */
+    bool kept;          /* the script keeps it past the forward (an output it holds) */
+    bool weight_copy;   /* autocast's 16-bit copy of a weight */
+    TId base;           /* a view: the tensor whose storage it shares, else 0 */
+    uint32_t producer;  /* 1 + index of the op that made it, 0 for inputs */
+    uint32_t born;      /* 1 + index of the op during which it is allocated */
+    uint32_t last_use;  /* 1 + index of the last op reading it in the forward */
+    uint32_t first_saver;  /* 1 + index of the earliest op that saved it */
+    uint32_t ckpt;      /* checkpoint region it was made in (0: none) */
+} TTensor;
+
+#define TR_MAXIN 4
+typedef struct TOp {
+    const char *name;
+    TId in[TR_MAXIN];
+    TId out;
+    uint8_t nin;
+    uint64_t workspace;          /* transient bytes while it runs (forward and backward) */
+    uint32_t ckpt;
+} TOp;
+
+/* A parameter tensor (a weight or bias). Parameters are counted when created;
+ * a shared (tied) parameter is created once and used twice. */
+typedef struct TParam {
+    uint64_t numel;
+    uint8_t dtype;
+    bool trainable;
+    uint32_t last_op;     /* 1 + the last op using it: its .grad appears in that op's backward */
+    TId autocast_copy;    /* the cached 16-bit copy within the autocast region */
+} TParam;
+
+typedef struct Trace {
+    Arena *arena;
+    ARENA_VEC(TTensor) t;        /* t.v[0] unused */
+    ARENA_VEC(TOp) ops;
+    ARENA_VEC(TParam) params;
+    /* state while recording */
+    DType weight_dtype;          /* dtype new parameters get */
+    DType autocast;              /* DT_F32 when autocast is off, else its 16-bit type */
+    bool autocast_on;
+    bool training;               /* module.training: dropout active */
+    bool no_grad;                /* torch.no_grad(): nothing saved, nothing requires grad */
+    bool frozen;                 /* new parameters are not trainable (PEFT base) */
+    uint32_t ckpt, nckpt;        /* current checkpoint region */
+    uint64_t buffer_bytes;       /* registered buffers (masks, BatchNorm statistics) */
+    uint32_t head_op;            /* ops from here on are the logits and loss (0: none) */
+    uint32_t layers;             /* repeated blocks (FSDP gathers one or two at a time) */
+    uint64_t steps;              /* guard against runaway recording */
+    bool overflow;               /* too many ops: the caller reports it */
+} Trace;
+
+void tr_init(Trace *tr, Arena *a);
+
+/* ---- tensors ---- */
+TId tr_input(Trace *tr, DType dt, int nd, const int64_t *dim);   /* data the script feeds */
+TId tr_input2(Trace *tr, DType dt, int64_t a, int64_t b);
+uint64_t tr_numel(const Trace *tr, TId x);
+uint64_t tr_bytes(const Trace *tr, TId x);
+int64_t tr_dim(const Trace *tr, TId x, int i);   /* negative i counts from the end */
+DType tr_dtype(const Trace *tr, TId x);
+void tr_keep(Trace *tr, TId x);                  /* the script holds it after the forward */
+TId tr_new(Trace *tr, DType dt, int nd, const int64_t *dim);   /* made on the GPU, no grad */
+TId tr_detach(Trace *tr, TId x);                 /* the same storage, out of the graph */
+
+/* ---- parameters ---- */
+uint32_t tr_param(Trace *tr, uint64_t numel);              /* returns a param index + 1 */
+uint32_t tr_param_dtype(Trace *tr, uint64_t numel, DType dt, bool trainable);
+void tr_buffer(Trace *tr, uint64_t bytes);
+void tr_param_drop(Trace *tr, uint32_t p);       /* replaced by a tied parameter */
+
+/* ---- ops (what autograd saves and the dtype autocast picks, per op) ---- */
+TId tr_linear(Trace *tr, TId x, int64_t out, uint32_t w, uint32_t b);
+TId tr_matmul(Trace *tr, TId a, TId b);      /* batched: a[..., m, k] @ b[..., k, n] */
+TId tr_embedding(Trace *tr, TId ids, int64_t d, uint32_t w);
+TId tr_conv2d(Trace *tr, TId x, int64_t cout, int k, int stride, int pad, int groups,
+              uint32_t w, uint32_t b);
+TId tr_pool2d(Trace *tr, TId x, int k, int stride, int pad, bool max);
+TId tr_adaptive_pool(Trace *tr, TId x, int64_t oh, int64_t ow);
+TId tr_batch_norm(Trace *tr, TId x, uint32_t w, uint32_t b);
+TId tr_layer_norm(Trace *tr, TId x, uint32_t w, uint32_t b);
+TId tr_rms_norm_hf(Trace *tr, TId x, uint32_t w);     /* HF: fp32 upcast inside */
+
+typedef enum Act { ACT_RELU, ACT_GELU, ACT_GELU_TANH_PY, ACT_SILU, ACT_TANH, ACT_SIGMOID,
+                   ACT_HARDSWISH, ACT_HARDSIGMOID, ACT_RELU6 } Act;
+TId tr_act(Trace *tr, TId x, Act a, bool inplace);
+TId tr_dropout(Trace *tr, TId x, double p);
+TId tr_add(Trace *tr, TId a, TId b);        /* also sub; broadcasting */
+TId tr_mul(Trace *tr, TId a, TId b);        /* elementwise; saves the operands */
+TId tr_scale(Trace *tr, TId x);             /* x * python scalar: saves nothing */
+TId tr_softmax(Trace *tr, TId x, bool log);
+TId tr_masked_fill(Trace *tr, TId x);
+TId tr_cast(Trace *tr, TId x, DType dt);
+TId tr_view(Trace *tr, TId x, int nd, const int64_t *dim);   /* a view: no storage */
+TId tr_copy(Trace *tr, TId x, int nd, const int64_t *dim);   /* contiguous()/reshape copy */
+TId tr_cat(Trace *tr, const TId *xs, int n, int axis);
+TId tr_slice_last(Trace *tr, TId x, int64_t n);              /* x[..., :n] as a view */
+/* Attention by a fused kernel (flash / memory-efficient): saves q, k, v, the
+ * output and the log-sum-exp. q, k, v are (b, h, s, hd). */
+TId tr_sdpa(Trace *tr, TId q, TId k, TId v, double dropout);
+TId tr_cross_entropy(Trace *tr, TId logits, TId target);   /* log_softmax + nll */
+TId tr_mse(Trace *tr, TId pred);
+TId tr_reduce(Trace *tr, TId x);                             /* sum/mean to a scalar */
+/* cuDNN LSTM over (b, s, in): saves input, weights, output and its reserve space */
+TId tr_lstm(Trace *tr, TId x, int64_t hidden, int layers, double dropout, uint32_t *w);
+
+/* Gradient checkpointing: ops between begin and end save only the region's
+ * input; their saved tensors come back during the backward (recomputation). */
+void tr_ckpt_begin(Trace *tr, TId input);
+void tr_ckpt_end(Trace *tr);
+
+/* ---- totals ---- */
+typedef struct ParamTotals {
+    uint64_t total, trainable, bytes, trainable_bytes, frozen_bytes;   /* bytes as allocated */
+    uint64_t raw_bytes, raw_trainable_bytes;                          /* numel x size, unrounded */
+} ParamTotals;
+void tr_param_totals(const Trace *tr, ParamTotals *out);
+
+/* Memory through one forward and backward, relative to what existed before
+ * it. Live bytes are split by kind: the "head" is what the trace recorded
+ * from Trace.head_op on (logits and loss), weight copies are autocast's. */
+typedef struct LiveSplit { uint64_t body, head, copies, grads, param_grads; } LiveSplit;
+typedef struct PassMemory {
+    uint64_t fwd_peak;        /* most live bytes during the forward */
+    LiveSplit at_fwd_peak;
+    uint64_t saved;           /* live at the end of the forward (saved + kept) */
+    uint64_t weight_copies;   /* of which autocast's weight copies */
+    uint64_t bwd_peak;        /* most live bytes during the backward, parameter grads included */
+    LiveSplit at_bwd_peak;
+    uint64_t kept;            /* still live after the backward (kept outputs, inputs) */
+    uint64_t graph;           /* what the autograd graph holds (saved, not recomputed) */
+} PassMemory;
+
+/* grads_exist: the parameters' .grad already exist (no new allocation). */
+void tr_simulate(const Trace *tr, bool backward, bool grads_exist, PassMemory *out);
+
+uint64_t alloc_round(uint64_t bytes);
+void tr_dump(const Trace *tr, void (*emit)(void *ctx, const char *line), void *ctx);   /* the caching allocator's 512-byte rounding */
+
+#endif

@@ -1,0 +1,284 @@
+/* torchvision's classifiers recorded into a trace: parameter counts against
+ * torchvision's published num_params, the recorded shapes, and the memory the
+ * trace implies (linear in the batch, autocast and no_grad effects, and the
+ * activations saved for the backward against shared/calibration's H200
+ * measurements). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+#include "../../base/arena.h"
+#include "../../estimator/trace.h"
+#include "../../estimator/vision.h"
+
+typedef struct Built {
+    Arena a;
+    Trace tr;
+    TId logits;
+    bool ok;
+} Built;
+
+/* Records `name` with the given precision settings; the caller frees b->a. */
+static void build(Built *b, const char *name, int64_t batch, int64_t image, bool amp, bool training,
+                  bool no_grad)
+{
+    arena_init(&b->a);
+    tr_init(&b->tr, &b->a);
+    b->tr.training = training;
+    b->tr.no_grad = no_grad;
+    if (amp) {
+        b->tr.autocast_on = true;
+        b->tr.autocast = DT_F16;
+    }
+    b->logits = 0;
+    b->ok = vision_build(&b->tr, name, batch, image, 1000, &b->logits);
+}
+
+static void expect_params(const char *name, uint64_t published)
+{
+    Built b;
+    build(&b, name, 2, 224, false, true, false);
+    if (!b.ok)
+        fail_msg("%s is not known", name);
+    ParamTotals pt;
+    tr_param_totals(&b.tr, &pt);
+    if (pt.total != published)
+        fail_msg("%s: %llu parameters, published %llu", name, (unsigned long long)pt.total,
+                 (unsigned long long)published);
+    assert_int_equal(pt.trainable, published);
+    assert_false(b.tr.overflow);
+    assert_int_equal(tr_dim(&b.tr, b.logits, 0), 2);
+    assert_int_equal(tr_dim(&b.tr, b.logits, 1), 1000);
+    arena_free(&b.a);
+}
+
+/* The num_params of torchvision's weight enums (torchvision 0.26 documentation;
+ * resnet18/50, densenet121, efficientnet_b0, mobilenet_v3_large and vit_b_16
+ * also equal the optimizer's parameter counts in shared/calibration). */
+static void test_resnets(void **state)
+{
+    (void)state;
+    expect_params("resnet18", 11689512ull);
+    expect_params("resnet34", 21797672ull);
+    expect_params("resnet50", 25557032ull);
+    expect_params("resnet101", 44549160ull);
+    expect_params("resnet152", 60192808ull);
+    expect_params("resnext50_32x4d", 25028904ull);
+    expect_params("resnext101_32x8d", 88791336ull);
+    expect_params("resnext101_64x4d", 83455272ull);
+    expect_params("wide_resnet50_2", 68883240ull);
+    expect_params("wide_resnet101_2", 126886696ull);
+}
+
+static void test_vgg_alexnet_densenet(void **state)
+{
+    (void)state;
+    expect_params("vgg11", 132863336ull);
+    expect_params("vgg11_bn", 132868840ull);
+    expect_params("vgg13", 133047848ull);
+    expect_params("vgg13_bn", 133053736ull);
+    expect_params("vgg16", 138357544ull);
+    expect_params("vgg16_bn", 138365992ull);
+    expect_params("vgg19", 143667240ull);
+    expect_params("vgg19_bn", 143678248ull);
+    expect_params("alexnet", 61100840ull);
+    expect_params("densenet121", 7978856ull);
+    expect_params("densenet161", 28681000ull);
+    expect_params("densenet169", 14149480ull);
+    expect_params("densenet201", 20013928ull);
+}
+
+static void test_mobile_efficient(void **state)
+{
+    (void)state;
+    expect_params("efficientnet_b0", 5288548ull);
+    expect_params("efficientnet_b1", 7794184ull);
+    expect_params("efficientnet_b2", 9109994ull);
+    expect_params("efficientnet_b3", 12233232ull);
+    expect_params("efficientnet_b4", 19341616ull);
+    expect_params("efficientnet_b5", 30389784ull);
+    expect_params("efficientnet_b6", 43040704ull);
+    expect_params("efficientnet_b7", 66347960ull);
+    expect_params("efficientnet_v2_s", 21458488ull);
+    expect_params("efficientnet_v2_m", 54139356ull);
+    expect_params("efficientnet_v2_l", 118515272ull);
+    expect_params("mobilenet_v2", 3504872ull);
+    expect_params("mobilenet_v3_large", 5483032ull);
+    expect_params("mobilenet_v3_small", 2542856ull);
+}
+
+static void test_transformers_convnext(void **state)
+{
+    (void)state;
+    expect_params("vit_b_16", 86567656ull);
+    expect_params("vit_b_32", 88224232ull);
+    expect_params("vit_l_16", 304326632ull);
+    expect_params("vit_l_32", 306535400ull);
+    expect_params("vit_h_14", 632045800ull);   /* at 224: the SWAG linear-classifier weights */
+    expect_params("convnext_tiny", 28589128ull);
+    expect_params("convnext_small", 50223688ull);
+    expect_params("convnext_base", 88591464ull);
+    expect_params("convnext_large", 197767336ull);
+}
+
+static void test_regnets(void **state)
+{
+    (void)state;
+    expect_params("regnet_y_400mf", 4344144ull);
+    expect_params("regnet_y_800mf", 6432512ull);
+    expect_params("regnet_y_1_6gf", 11202430ull);
+    expect_params("regnet_y_3_2gf", 19436338ull);
+    expect_params("regnet_y_8gf", 39381472ull);
+    expect_params("regnet_y_16gf", 83590140ull);
+    expect_params("regnet_y_32gf", 145046770ull);
+    expect_params("regnet_y_128gf", 644812894ull);
+    expect_params("regnet_x_400mf", 5495976ull);
+    expect_params("regnet_x_800mf", 7259656ull);
+    expect_params("regnet_x_1_6gf", 9190136ull);
+    expect_params("regnet_x_3_2gf", 15296552ull);
+    expect_params("regnet_x_8gf", 39572648ull);
+    expect_params("regnet_x_16gf", 54278536ull);
+    expect_params("regnet_x_32gf", 107811560ull);
+}
+
+static void test_names(void **state)
+{
+    (void)state;
+    size_t n;
+    const char *const *names = vision_names(&n);
+    assert_true(n >= 60);
+    /* every listed name builds, at another size too (14, 16 and 32 divide 448) */
+    for (size_t i = 0; i < n; i++) {
+        Built b;
+        build(&b, names[i], 3, 448, false, true, false);
+        assert_true(b.ok);
+        assert_int_equal(tr_dim(&b.tr, b.logits, 0), 3);
+        assert_int_equal(tr_dim(&b.tr, b.logits, 1), 1000);
+        arena_free(&b.a);
+    }
+    Built b;
+    build(&b, "resnet51", 2, 224, false, true, false);
+    assert_false(b.ok);
+    arena_free(&b.a);
+    build(&b, "vit_b_16", 2, 200, false, true, false);   /* 16 does not divide 200 */
+    assert_false(b.ok);
+    arena_free(&b.a);
+    build(&b, "ResNet50", 2, 224, false, true, false);   /* torchvision's spelling only */
+    assert_false(b.ok);
+    arena_free(&b.a);
+}
+
+/* Saved for the backward (the input excluded), with a cross-entropy loss. */
+static uint64_t saved_bytes(const char *name, int64_t batch, bool amp, bool training, bool no_grad,
+                            PassMemory *out)
+{
+    Built b;
+    build(&b, name, batch, 224, amp, training, no_grad);
+    assert_true(b.ok);
+    int64_t n = batch;
+    TId target = tr_input(&b.tr, DT_I64, 1, &n);
+    tr_cross_entropy(&b.tr, b.logits, target);
+    PassMemory m;
+    tr_simulate(&b.tr, true, false, &m);
+    if (out)
+        *out = m;
+    uint64_t inputs = alloc_round((uint64_t)batch * 3 * 224 * 224 * 4) + alloc_round((uint64_t)batch * 8);
+    arena_free(&b.a);
+    return m.saved - inputs;
+}
+
+static void test_linear_in_batch(void **state)
+{
+    (void)state;
+    static const char *const some[] = {"resnet50", "densenet121", "efficientnet_b0", "mobilenet_v3_large",
+                                       "vit_b_16", "convnext_tiny", "vgg16", "regnet_y_400mf"};
+    for (size_t i = 0; i < sizeof some / sizeof some[0]; i++) {
+        uint64_t s4 = saved_bytes(some[i], 4, false, true, false, NULL);
+        uint64_t s8 = saved_bytes(some[i], 8, false, true, false, NULL);
+        uint64_t s16 = saved_bytes(some[i], 16, false, true, false, NULL);
+        assert_true(s8 > s4 && s16 > s8);
+        double d1 = (double)s8 - (double)s4, d2 = (double)s16 - (double)s8;
+        /* the increments are the per-sample activations: equal per 4 samples */
+        if (d2 < 1.99 * d1 || d2 > 2.01 * d1)
+            fail_msg("%s: saved %llu, %llu, %llu at batch 4, 8, 16", some[i], (unsigned long long)s4,
+                     (unsigned long long)s8, (unsigned long long)s16);
+        /* and what does not scale (per-channel statistics, masks) is small */
+        assert_true((double)s4 > 0.95 * (double)s8 / 2);
+    }
+}
+
+static void test_modes(void **state)
+{
+    (void)state;
+    PassMemory fp32, amp;
+    uint64_t s32 = saved_bytes("resnet50", 32, false, true, false, &fp32);
+    uint64_t s16 = saved_bytes("resnet50", 32, true, true, false, &amp);
+    /* autocast: 16-bit conv inputs and BatchNorm inputs, plus the weight copies */
+    assert_int_equal(fp32.weight_copies, 0);
+    assert_true(amp.weight_copies >= 2 * 25000000ull);
+    assert_true(s16 < s32 * 0.55 && s16 > s32 * 0.45);
+    /* under no_grad nothing is saved */
+    assert_int_equal(saved_bytes("resnet50", 32, false, true, true, NULL), 0);
+    assert_int_equal(saved_bytes("vit_b_16", 8, true, true, true, NULL), 0);
+    /* eval mode: no dropout masks and no stochastic depth */
+    assert_true(saved_bytes("efficientnet_b0", 16, false, false, false, NULL) <
+                saved_bytes("efficientnet_b0", 16, false, true, false, NULL));
+    assert_true(saved_bytes("vgg16", 16, false, false, false, NULL) <
+                saved_bytes("vgg16", 16, false, true, false, NULL));
+    /* the backward peak is above what the forward saved */
+    assert_true(fp32.bwd_peak > fp32.saved && amp.bwd_peak > amp.saved);
+    /* model.to(torch.bfloat16) without autocast: bf16 images and activations */
+    Arena a;
+    arena_init(&a);
+    Trace tr;
+    tr_init(&tr, &a);
+    tr.weight_dtype = DT_BF16;
+    TId logits;
+    assert_true(vision_build(&tr, "resnet50", 32, 224, 1000, &logits));
+    assert_int_equal(tr_dtype(&tr, logits), DT_BF16);
+    PassMemory bf;
+    tr_simulate(&tr, true, false, &bf);
+    assert_true(bf.saved < fp32.saved * 0.55 && bf.saved > fp32.saved * 0.45);
+    ParamTotals pt;
+    tr_param_totals(&tr, &pt);
+    assert_true(pt.bytes < 2 * 25557032ull + 512 * 200);
+    arena_free(&a);
+}
+
+/* shared/calibration (H200, torch 2.11, torchvision 0.26): the activations
+ * saved for the backward, alloc_before_backward0 - alloc_first_forward. */
+static void expect_saved(const char *name, int64_t batch, bool amp, uint64_t measured)
+{
+    double got = (double)saved_bytes(name, batch, amp, true, false, NULL);
+    double err = (got - (double)measured) / (double)measured;
+    if (err > 0.03 || err < -0.03)
+        fail_msg("%s batch %lld: %.0f bytes saved, measured %llu (%+.1f%%)", name, (long long)batch, got,
+                 (unsigned long long)measured, 100 * err);
+}
+
+static void test_calibration(void **state)
+{
+    (void)state;
+    expect_saved("resnet18", 256, false, 5803685888ull - 276648960ull);
+    expect_saved("resnet50", 64, false, 5695457280ull - 216705024ull);
+    expect_saved("resnet50", 128, true, 5929036288ull - 255240704ull);
+    expect_saved("resnet101", 64, true, 4517727744ull - 292974080ull);
+    expect_saved("efficientnet_b0", 128, false, 11409718272ull - 174167552ull);
+    expect_saved("mobilenet_v3_large", 256, true, 5933212672ull - 251947520ull);
+    expect_saved("vit_b_16", 64, true, 4905456640ull - 460500480ull);
+    expect_saved("densenet121", 64, false, 8489977856ull - 146587648ull);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_resnets),          cmocka_unit_test(test_vgg_alexnet_densenet),
+        cmocka_unit_test(test_mobile_efficient), cmocka_unit_test(test_transformers_convnext),
+        cmocka_unit_test(test_regnets),          cmocka_unit_test(test_names),
+        cmocka_unit_test(test_linear_in_batch),  cmocka_unit_test(test_modes),
+        cmocka_unit_test(test_calibration),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
