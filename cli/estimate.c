@@ -5,6 +5,7 @@
 #include "../base/buf.h"
 #include "../estimator/estimate.h"
 #include "../estimator/remedy.h"
+#include "../estimator/trace.h"
 #include "cli.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,67 +127,122 @@ static void json(Buf *b, const Report *r)
     buf_puts(b, "\n}\n");
 }
 
-static void line(Buf *b, const char *name, uint64_t bytes)
+static const char *dtype_word(int dt)
 {
-    if (bytes)
-        buf_printf(b, "  %-30s %9.2f GiB\n", name, gib(bytes));
+    return dt == DT_BF16 ? "bf16" : dt == DT_F16 ? "fp16" : "fp32";
 }
 
-static const char *precision_text(const EstimateConfig *c)
+/* "6.74 B", "124 M", "8.39 M" */
+static void count(Buf *b, uint64_t n)
 {
-    if (c->precision == 2 || (c->precision == 0 && c->weight_bytes == 2))
-        return c->weight_fp16 && c->precision == 0 ? "fp16 weights" : "bf16 weights";
-    if (c->precision == 3)
-        return "fp32 weights + bf16 autocast";
-    return "fp32 weights";
+    if (n >= 1000000000ull)
+        buf_printf(b, "%.3g B", (double)n / 1e9);
+    else
+        buf_printf(b, "%.3g M", (double)n / 1e6);
+}
+
+static void cell(Buf *b, const char *name, uint64_t bytes, bool right)
+{
+    buf_printf(b, "%s%-18s %9.2f GiB%s", right ? "      " : "  ", name, gib(bytes), right ? "\n" : "");
+}
+
+static void breakdown(Buf *b, const Estimate *e)
+{
+    struct { const char *name; uint64_t bytes; bool always; } left[] = {
+        {"weights", e->weights + e->buffers, true}, {"gradients", e->gradients, true},
+        {"optimizer state", e->optimizer_state, true}, {"step temporaries", e->step_temp, false},
+    }, right[] = {
+        {"activations", e->activations, true}, {"logits + loss", e->logits_loss, true},
+        {"autocast copies", e->autocast_cache, false}, {"kept across iters", e->retained, false},
+    };
+    for (int i = 0; i < 4; i++) {
+        bool l = left[i].always || left[i].bytes, r = right[i].always || right[i].bytes;
+        if (!l && !r)
+            continue;
+        if (l)
+            cell(b, left[i].name, left[i].bytes, false);
+        else
+            buf_printf(b, "%34s", "");
+        if (r)
+            cell(b, right[i].name, right[i].bytes, true);
+        else
+            buf_putc(b, '\n');
+    }
+    cell(b, "allocator slack", e->reserved_peak - e->allocated_peak, false);
+    cell(b, "CUDA context", CUDA_CONTEXT_BYTES, true);
+    buf_puts(b, "  ─────────────────────────────────────────────────────────────────────\n");
+    buf_printf(b, "  projected peak   %9.2f GiB  (%.2f – %.2f)      allocated peak %.2f GiB\n",
+               gib(e->projected_peak), gib(e->projected_low), gib(e->projected_high), gib(e->allocated_peak));
+}
+
+static void header(Buf *b, const Report *r)
+{
+    const Estimate *e = r->e;
+    const EstimateConfig *c = r->cfg;
+    buf_printf(b, "Model      %s%s   ", e->model ? e->model : "?", e->builtin ? " (built-in)" : " (from the script)");
+    count(b, e->params_total);
+    buf_puts(b, " params   (trainable ");
+    count(b, e->params_trainable);
+    buf_puts(b, ")\n");
+    buf_printf(b, "Config     %s weights", dtype_word(e->weight_dtype));
+    if (e->autocast_dtype >= 0)
+        buf_printf(b, " + %s autocast", dtype_word(e->autocast_dtype));
+    if (e->training && c->optimizer_name)
+        buf_printf(b, " · %s", c->optimizer_name);
+    buf_printf(b, "%s", e->training ? "" : " · evaluation");
+    if (e->batch)
+        buf_printf(b, " · batch %lld", (long long)e->batch);
+    if (e->seq)
+        buf_printf(b, " · seq %lld", (long long)e->seq);
+    if (c->accumulation > 1)
+        buf_printf(b, " · accumulation %lld", (long long)c->accumulation);
+    if (c->grad_checkpointing)
+        buf_puts(b, " · gradient checkpointing");
+    if (e->hf)
+        buf_puts(b, c->eager_attention ? " · eager attention" : " · SDPA");
+    if (c->lora_r)
+        buf_printf(b, " · LoRA r=%u", c->lora_r);
+    if (c->shard == SHARD_FSDP)
+        buf_printf(b, " · FSDP x%lld", (long long)c->world_size);
+    else if (c->shard == SHARD_DDP)
+        buf_puts(b, " · DDP");
+    buf_printf(b, "\nPeak       %s\n\n", e->peak_phase);
+}
+
+static void verdict(Buf *b, const Report *r)
+{
+    const Estimate *e = r->e;
+    bool fits = remedy_fits(e, r->gpu);
+    buf_printf(b, "\nTarget     %s", r->gpu->name);
+    if (r->count > 1)
+        buf_printf(b, " x%u (per GPU)", r->count);
+    buf_printf(b, " (%.2f GiB usable)  →  %.0f%% of capacity   %s\n", gib(r->gpu->usable_bytes),
+               100.0 * (double)e->projected_peak / (double)r->gpu->usable_bytes, fits ? "✓ fits" : "✗ OOM");
+    if (!r->rem || (!r->rem->list.n && !r->rem->smallest_target))
+        return;
+    buf_puts(b, "\nWhat would make it fit (each change re-estimated; cheapest first):\n");
+    for (uint32_t i = 0; i < r->rem->list.n; i++) {
+        const Remedy *m = &r->rem->list.v[i];
+        double saved = gib(e->projected_peak) - gib(m->projected_peak);
+        buf_printf(b, "  %s  %s%5.1f GiB → %6.2f GiB   %s%s\n", m->fits ? "✓" : "✗", saved >= 0 ? "−" : "+",
+                   saved >= 0 ? saved : -saved, gib(m->projected_peak), m->combination ? "together: " : "",
+                   m->change);
+    }
+    if (r->rem->smallest_target)
+        buf_printf(b, "  nothing above fits; the smallest GPU that holds it as written: %s\n",
+                   r->rem->smallest_target);
 }
 
 static void text(Buf *b, const Report *r)
 {
     const Estimate *e = r->e;
     const EstimateConfig *c = r->cfg;
-    buf_printf(b, "Model      %s   %.3g M params (%.3g M trainable)\n", e->model ? e->model : "?",
-               (double)e->params_total / 1e6, (double)e->params_trainable / 1e6);
-    buf_printf(b, "Step       %s", e->training ? "training" : "evaluation");
-    if (e->batch)
-        buf_printf(b, " · batch %lld", (long long)e->batch);
-    if (e->seq)
-        buf_printf(b, " · sequence %lld", (long long)e->seq);
-    buf_printf(b, " · %s%s%s%s%s\n", precision_text(c), c->optimizer_name ? " · " : "",
-               c->optimizer_name ? c->optimizer_name : "", c->lora_r ? " · LoRA" : "",
-               c->grad_checkpointing ? " · gradient checkpointing" : "");
-    buf_printf(b, "Peak at    %s\n\n", e->peak_phase);
-    line(b, "weights (and buffers)", e->weights + e->buffers);
-    line(b, "gradients", e->gradients);
-    line(b, "optimizer state", e->optimizer_state);
-    line(b, "optimizer step temporaries", e->step_temp);
-    line(b, "autocast weight copies", e->autocast_cache);
-    line(b, "activations", e->activations);
-    line(b, "logits and loss", e->logits_loss);
-    line(b, "kept across iterations", e->retained);
-    buf_printf(b, "  %-30s %9.2f GiB\n", "allocated peak", gib(e->allocated_peak));
-    line(b, "allocator slack", e->reserved_peak - e->allocated_peak);
-    line(b, "CUDA context", CUDA_CONTEXT_BYTES);
-    buf_printf(b, "  %-30s %9.2f GiB   (range %.2f to %.2f)\n", "projected peak", gib(e->projected_peak),
-               gib(e->projected_low), gib(e->projected_high));
-    if (r->gpu) {
-        bool fits = remedy_fits(e, r->gpu);
-        buf_printf(b, "\nTarget     %s x%u: %.2f GiB usable per GPU -> %s\n", r->gpu->name, r->count,
-                   gib(r->gpu->usable_bytes), fits ? "fits" : "DOES NOT FIT");
-    }
-    if (r->rem && r->rem->list.n) {
-        buf_puts(b, "\nChanges (each re-estimated):\n");
-        for (uint32_t i = 0; i < r->rem->list.n; i++) {
-            const Remedy *m = &r->rem->list.v[i];
-            buf_printf(b, "  %s %-75s %8.2f GiB%s\n", m->combination ? "+" : "-", m->change,
-                       gib(m->projected_peak), r->gpu ? (m->fits ? "  fits" : "") : "");
-        }
-    }
-    if (r->rem && r->rem->smallest_target)
-        buf_printf(b, "\nNothing above fits; the smallest GPU that holds it as written: %s\n",
-                   r->rem->smallest_target);
+    header(b, r);
+    breakdown(b, e);
+    if (r->gpu)
+        verdict(b, r);
     for (uint32_t i = 0; i < c->assumptions.n; i++)
-        buf_printf(b, "  assumed: %s\n", c->assumptions.v[i]);
+        buf_printf(b, "%s  assumed: %s\n", i ? "" : "\n", c->assumptions.v[i]);
     if (r->verbose) {
         buf_printf(b, "\nSaved for backward (and kept) when the forward returns: %.3f GiB\n",
                    gib(e->saved_end_of_forward));

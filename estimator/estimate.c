@@ -11,6 +11,7 @@ typedef struct Reader {
     Syntax *S;
     const Ir *ir;
     EstimateConfig *cfg;
+    uint32_t zero_grad_at, backward_at, model_call_at;   /* 1 + source offsets of the first ones */
 } Reader;
 
 static const char *str_of(const Reader *r, uint32_t id)
@@ -195,6 +196,13 @@ static void read_call(Reader *r, Interp *in, int fi, const IrValue *v)
         cfg->grad_checkpointing = true;
     if (method_is(r, callee, "zero_grad") && kw(&k, "set_to_none") && !kw_true(&k, "set_to_none", true))
         cfg->set_to_none = false;
+    uint32_t at = node_start(r->S, syn_node(r->S, v->node)) + 1;
+    if (method_is(r, callee, "zero_grad") && !r->zero_grad_at)
+        r->zero_grad_at = at;
+    if (method_is(r, callee, "backward") && !r->backward_at)
+        r->backward_at = at;
+    if ((callee->roles & ROLE_MODEL) && callee->op != IR_ATTR && !r->model_call_at)
+        r->model_call_at = at;
     const IrValue *recv = &f->values.v[callee->args[0]];
     bool on_model = (recv->roles & ROLE_MODEL) != 0;
     /* model.train() / model.eval(), also on a wrapped model (get_peft_model's
@@ -244,7 +252,7 @@ void estimate_read(Syntax *s, const Ir *ir, EstimateConfig *cfg)
     cfg->set_to_none = true;
     cfg->accumulation = 1;
     cfg->world_size = 1;
-    Reader r = {s, ir, cfg};
+    Reader r = {s, ir, cfg, 0, 0, 0};
     Trace scratch;
     tr_init(&scratch, s->arena);
     Interp *in = interp_new(s->arena, s, ir, &scratch, NULL);
@@ -256,6 +264,8 @@ void estimate_read(Syntax *s, const Ir *ir, EstimateConfig *cfg)
                 read_load_dtype(&r, in, (int)fi, &f->values.v[i]);
             }
     }
+    /* forward, zero_grad(), backward(): the old .grad lives through the forward */
+    cfg->zero_grad_mid = r.zero_grad_at && r.model_call_at < r.zero_grad_at && r.zero_grad_at < r.backward_at;
     if (cfg->lora_r && !cfg->lora_targets)
         assume(cfg, s->arena, "LoRA target modules not found: assumed q_proj and v_proj");
     if (cfg->optimizer == OPT_OTHER)

@@ -63,6 +63,8 @@ typedef struct Estimate {
     int64_t batch, seq;           /* as found (0 when not found) */
     bool training;
     bool hf;                      /* a Hugging Face model from the snapshot */
+    bool builtin;                 /* known by name (snapshot or torchvision) */
+    int weight_dtype, autocast_dtype;   /* DType; autocast_dtype -1 without autocast */
 } Estimate;
 
 /* Reads the configuration; always succeeds (what it cannot see it assumes). */

@@ -1074,6 +1074,27 @@ static void call_args(Interp *in, Frame *fr, const IrValue *x, Args *a)
     }
 }
 
+void for_each_call_on(Interp *in, const char *name, const Obj *obj,
+                      void (*fn)(Interp *in, void *ctx, Args *a), void *ctx)
+{
+    for (uint32_t fi = 0; fi < in->ir->funcs.n && !in->error; fi++) {
+        const IrFunction *f = &in->ir->funcs.v[fi];
+        for (uint32_t i = 1; i < f->values.n; i++) {
+            const IrValue *c = &f->values.v[i];
+            if (c->op != IR_CALL || !c->nargs || f->values.v[c->args[0]].op != IR_ATTR ||
+                strcmp(in_name(in, f->values.v[c->args[0]].name), name) != 0)
+                continue;
+            Frame *fr = demand_frame(in, (int)fi);
+            AVal *recv = eval(in, fr, f->values.v[c->args[0]].args[0]);
+            if (recv->k != AV_OBJECT || recv->obj != obj)
+                continue;
+            Args a;
+            call_args(in, fr, c, &a);
+            fn(in, ctx, &a);
+        }
+    }
+}
+
 /* with-blocks around a top-level value: autocast and no_grad in force there. */
 static void context_at(Interp *in, Frame *fr, uint32_t node, bool *autocast, DType *dt)
 {
@@ -1149,6 +1170,10 @@ static void prepare_model_call(Interp *in, AVal *model, Args *a)
     in->model_called = true;
     if (model->obj->cls >= 0)
         in->model_class = in_name(in, in->ir->classes.v[model->obj->cls].name);
+    else if (model->obj->nn == NN_SEQUENTIAL)
+        in->model_class = "nn.Sequential";
+    else if (model->obj->nn < NN_HF)
+        in->model_class = "a torch.nn module";
     for (uint32_t i = 0; i < a->n; i++)
         a->v[i] = resized(in, a->v[i]);
 }

@@ -51,7 +51,7 @@ typedef enum NnKind {
 } NnKind;
 
 enum { OPAQUE_NO_GRAD = 1, OPAQUE_AUTOCAST = 2, OPAQUE_ENABLE_GRAD = 3, OPAQUE_TRAINER = 10,
-       OPAQUE_ARGS = 11 };
+       OPAQUE_ARGS = 11, OPAQUE_ARGPARSER = 12 };
 
 struct Obj {
     int cls;               /* in-file class index, or -1 */

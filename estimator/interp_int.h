@@ -63,6 +63,10 @@ AVal *call_value(Interp *in, AVal *callee, Args *a);
 AVal *iter_items(Interp *in, AVal *seq);   /* a SEQ of the items, or NULL */
 AVal *run_method(Interp *in, AVal *self, const char *name, Args *a, bool *found);
 void interp_fail(Interp *in, const char *why);
+/* Calls `recv.name(...)` anywhere in the file whose receiver evaluates to
+ * obj (on demand): fn gets the call's evaluated arguments. */
+void for_each_call_on(Interp *in, const char *name, const Obj *obj,
+                      void (*fn)(Interp *in, void *ctx, Args *a), void *ctx);
 
 /* library (torchlib.c) */
 AVal *lib_call(Interp *in, const char *qual, Args *a);

@@ -6,19 +6,22 @@
 
 bool remedy_fits(const Estimate *e, const Gpu *gpu) { return gpu && e->projected_peak <= gpu->usable_bytes; }
 
+/* In the order of what they cost the user: a flag, then a library, then a
+ * change of the training recipe. Single changes are listed in this order
+ * and the combination is built in it. */
 typedef enum Change {
-    CH_CHECKPOINT, CH_SDPA, CH_BF16, CH_ADAM8BIT, CH_LORA, CH_FSDP, CH_HALF_BATCH, CH_HALF_SEQ,
+    CH_SDPA, CH_CHECKPOINT, CH_ADAM8BIT, CH_HALF_BATCH, CH_BF16, CH_LORA, CH_FSDP, CH_HALF_SEQ,
     CH__COUNT
 } Change;
 
 static const char *const change_names[CH__COUNT] = {
-    "gradient checkpointing (model.gradient_checkpointing_enable())",
     "SDPA attention (attn_implementation=\"sdpa\")",
-    "bf16 weights instead of fp32 + autocast (torch_dtype=torch.bfloat16)",
+    "gradient checkpointing (model.gradient_checkpointing_enable())",
     "8-bit AdamW (bitsandbytes.optim.AdamW8bit)",
+    "halve the micro-batch, double gradient accumulation",
+    "bf16 weights instead of fp32 + autocast",
     "LoRA r=16 on the attention projections (peft)",
     "FSDP over the instance's GPUs",
-    "halve the micro-batch and double gradient accumulation (same effective batch)",
     "halve the sequence length",
 };
 
@@ -128,29 +131,21 @@ void remedy_search(Syntax *s, const Ir *ir, const EstimateConfig *cfg, const Est
     for (uint32_t i = 0; i < out->list.n; i++)
         if (out->list.v[i].fits)
             return;   /* a single change is enough */
-    /* greedy combination: the largest saving first, until it fits */
+    /* the cheapest combination: changes in order of cost, each kept only
+     * when it lowers the projection, until it fits */
     EstimateConfig combo = *cfg;
     combo.assumptions.n = 0;
     Estimate e = *base;
     const char *names = NULL;
-    bool used[CH__COUNT] = {0};
-    for (int round = 0; round < CH__COUNT; round++) {
-        int pick = -1;
-        for (int c = 0; c < CH__COUNT; c++)
-            if (applies[c] && !used[c] && saved_by[c] && (pick < 0 || saved_by[c] > saved_by[pick]))
-                pick = c;
-        if (pick < 0)
-            break;
-        used[pick] = true;
+    for (int c = 0; c < CH__COUNT && !remedy_fits(&e, gpu); c++) {
         EstimateConfig next;
         Estimate ne;
-        if (!apply(&combo, &e, (Change)pick, count, &next) || !run(s, ir, &next, &ne))
+        if (!applies[c] || !saved_by[c] || !apply(&combo, &e, (Change)c, count, &next) ||
+            !run(s, ir, &next, &ne) || ne.projected_peak >= e.projected_peak)
             continue;
         combo = next;
         e = ne;
-        names = names ? arena_printf(s->arena, "%s + %s", names, change_names[pick]) : change_names[pick];
-        if (remedy_fits(&e, gpu))
-            break;
+        names = names ? arena_printf(s->arena, "%s + %s", names, change_names[c]) : change_names[c];
     }
     if (names && e.projected_peak < base->projected_peak)
         add(s, out, names, &e, gpu, true);

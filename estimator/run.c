@@ -129,6 +129,7 @@ static void assemble(const EstimateConfig *cfg, const Trace *tr, bool training, 
         pt.trainable /= ws;
     }
     out->weights = pt.bytes;
+    out->raw_weights = pt.raw_bytes;
     out->buffers = tr->buffer_bytes;
     uint64_t W = pt.bytes + tr->buffer_bytes;
     PassMemory m1, m2;
@@ -139,9 +140,9 @@ static void assemble(const EstimateConfig *cfg, const Trace *tr, bool training, 
         /* evaluation: the previous batch's outputs are alive until the next
          * call returns */
         Phase p = pass_phase("forward (evaluation)", W, &m1.at_fwd_peak, m1.fwd_peak, 0, 0);
-        p.total += m1.kept + retained;
+        p.total += m1.kept_outputs + retained;
         p.retained = retained;
-        p.head += m1.kept;
+        p.head += m1.kept_outputs;
         consider(&best, &p);
     } else {
         tr_simulate(tr, true, true, &m2);
@@ -152,7 +153,7 @@ static void assemble(const EstimateConfig *cfg, const Trace *tr, bool training, 
         /* the exact component: unrounded, as the optimizer's tensors add up */
         out->all_state = cfg->optimizer == OPT_NONE ? 0
                          : optimizer_state(cfg, pt.trainable, pt.raw_trainable_bytes / (ws > 1 && shard_all ? ws : 1));
-        out->raw_weights = pt.raw_bytes;
+
         if ((cfg->shard == SHARD_ZERO1 || cfg->shard == SHARD_ZERO2) && ws > 1) {
             S /= ws;
             T /= ws;
@@ -169,8 +170,8 @@ static void assemble(const EstimateConfig *cfg, const Trace *tr, bool training, 
             consider(&best, &st);
         }
         bool keep_grads = !cfg->set_to_none || cfg->optimizer == OPT_NONE;
-        uint64_t Gk = keep_grads ? G : 0;
-        p = pass_phase("forward, second step", W + m1.kept, &m1.at_fwd_peak, m1.fwd_peak, Gk, S);
+        uint64_t Gk = keep_grads || cfg->zero_grad_mid ? G : 0;
+        p = pass_phase("forward, second step", W + m1.kept_outputs, &m1.at_fwd_peak, m1.fwd_peak, Gk, S);
         consider(&best, &p);
         p = keep_grads ? pass_phase("backward, second step", W, &m2.at_bwd_peak, m2.bwd_peak, G, S)
                        : pass_phase("backward, second step", W, &m1.at_bwd_peak, m1.bwd_peak, 0, S);
@@ -270,6 +271,9 @@ bool estimate_run(Syntax *s, const Ir *ir, const EstimateConfig *cfg, Estimate *
         project(out);
         out->training = t.training;
         out->hf = lc.hf;
+        out->builtin = lc.model_name != NULL;
+        out->weight_dtype = tr.weight_dtype;
+        out->autocast_dtype = tr.autocast_seen ? (int)tr.autocast_seen_dtype : -1;
         out->model = lc.model_name ? lc.model_name : in->model_class;
         out->batch = in->seen_batch ? in->seen_batch : lc.batch;
         out->seq = in->seen_seq ? in->seen_seq : lc.seq;

@@ -76,6 +76,8 @@ static void plan(Sim *s, PassMemory *m, uint64_t live_end[K__N])
                 s->saved_free_at[k][t->first_saver] += b;
             if (t->kept)
                 m->kept += b;
+            if (t->kept && !t->input)
+                m->kept_outputs += b;
             continue;
         }
         if (t->saved && t->ckpt)

@@ -569,6 +569,13 @@ static AVal *builtin(Interp *in, const char *name, Args *a)
         }
         return av_unknown(in);
     }
+    if ((eq(name, "int") || eq(name, "float")) && x && x->k == AV_STR) {
+        char *end;
+        double v = strtod(x->s, &end);
+        if (!*x->s || *end)
+            return av_unknown(in);
+        return eq(name, "int") ? av_int(in, (int64_t)v) : av_float(in, v);
+    }
     if (eq(name, "int") || eq(name, "float") || eq(name, "abs") || eq(name, "round")) {
         double v;
         if (!x || !av_num(x, &v))
@@ -728,6 +735,13 @@ AVal *lib_call(Interp *in, const char *q, Args *a)
     }
     if (ends(q, "dataclasses.dataclass") || ends(q, "dataclass"))
         return arg(a, 0, NULL) ? arg(a, 0, NULL) : av_unknown(in);
+    if (eq(q, "argparse.ArgumentParser")) {
+        AVal *p = av_obj(in, NN_OPAQUE);
+        p->obj->a = OPAQUE_ARGPARSER;
+        return p;
+    }
+    if (eq(q, "os.environ.get") || eq(q, "os.getenv"))
+        return arg(a, 1, "default") ? arg(a, 1, "default") : av_none(in);
     if (eq(q, "torch.device")) {
         AVal *d = av_new(in, AV_DEVICE);
         AVal *s = arg(a, 0, "type");
@@ -971,6 +985,56 @@ AVal *loader_batch(Interp *in, AVal *loader)
     AVal *b = collate(in, item, batch);
     obj_set(in, loader->obj, "__batch__", b);
     return b;
+}
+
+/* ---- argparse: the defaults are the configuration ----------------------------------------- */
+
+/* add_argument("--batch-size", "-b", type=int, default="64", dest=...,
+ * action="store_true"): records dest -> default (string defaults go
+ * through type, as argparse does). */
+static void add_argument(Interp *in, void *ctx, Args *a)
+{
+    Obj *parser = ctx;
+    const char *dest = NULL;
+    AVal *d = arg(a, -1, "dest");
+    if (d && d->k == AV_STR)
+        dest = d->s;
+    for (int i = 0; !dest && i < 4; i++) {
+        AVal *n = arg(a, i, NULL);
+        if (!n || n->k != AV_STR)
+            break;
+        if (strncmp(n->s, "--", 2) == 0 || n->s[0] != '-' || !arg(a, i + 1, NULL))
+            dest = n->s + (strncmp(n->s, "--", 2) == 0 ? 2 : n->s[0] == '-' ? 1 : 0);
+    }
+    if (!dest)
+        return;
+    char *key = arena_strndup(in->a, dest, strlen(dest));
+    for (char *c = key; *c; c++)
+        if (*c == '-')
+            *c = '_';
+    AVal *def = arg(a, -1, "default");
+    AVal *action = arg(a, -1, "action");
+    if (!def && action && action->k == AV_STR)
+        def = av_bool(in, strcmp(action->s, "store_false") == 0);
+    AVal *type = arg(a, -1, "type");
+    if (def && def->k == AV_STR && type && type->k == AV_QUAL) {
+        Args one = {{def}, {NULL}, 1};
+        def = builtin(in, strchr(type->s, '.') ? strchr(type->s, '.') + 1 : type->s, &one);
+    }
+    obj_set(in, parser, key, def ? def : av_none(in));
+}
+
+static AVal *parse_args(Interp *in, Obj *parser)
+{
+    if (!obj_get(parser, "__scanned__")) {
+        obj_set(in, parser, "__scanned__", av_bool(in, true));
+        for_each_call_on(in, "add_argument", parser, add_argument, parser);
+    }
+    AVal *ns = av_obj(in, NN_OPAQUE);
+    for (uint32_t i = 0; i < parser->nattr; i++)
+        if (strcmp(parser->names[i], "__scanned__") != 0)
+            obj_set(in, ns->obj, parser->names[i], parser->vals[i]);
+    return ns;
 }
 
 /* ---- the Hugging Face Trainer ----------------------------------------------------------- */
@@ -1247,6 +1311,21 @@ AVal *method_call(Interp *in, AVal *recv, const char *name, Args *a)
             return recv;
         if (recv->obj->nn == NN_OPAQUE && recv->obj->a == OPAQUE_TRAINER && eq(name, "train"))
             return trainer_step(in, recv->obj);
+        if (recv->obj->nn == NN_OPAQUE && recv->obj->a == OPAQUE_ARGPARSER) {
+            if (eq(name, "add_argument")) {
+                add_argument(in, recv->obj, a);
+                return av_none(in);
+            }
+            if (eq(name, "parse_args"))
+                return parse_args(in, recv->obj);
+            if (eq(name, "parse_known_args")) {
+                AVal *pair = av_seq(in, 2);
+                pair->items[0] = parse_args(in, recv->obj);
+                pair->items[1] = av_seq(in, 0);
+                return pair;
+            }
+            return av_unknown(in);
+        }
         if (recv->obj->nn == NN_OPAQUE && eq(name, "scale"))
             return arg(a, 0, NULL) ? arg(a, 0, NULL) : av_unknown(in);
         if (recv->obj->is_module || recv->obj->nn != NN_NONE)

@@ -96,6 +96,7 @@ TId tr_input(Trace *tr, DType dt, int nd, const int64_t *dim)
 {
     TId x = new_tensor(tr, dt, nd, dim, false);
     T(tr, x)->kept = true;   /* the script's variable holds it */
+    T(tr, x)->input = true;
     return x;
 }
 
@@ -193,6 +194,10 @@ static uint32_t record(Trace *tr, const char *name, const TId *in, int nin, TId 
     }
     op.out = out;
     op.ckpt = tr->ckpt;
+    if (tr->autocast_on) {
+        tr->autocast_seen = true;
+        tr->autocast_seen_dtype = tr->autocast;
+    }
     VEC_PUSH(tr->arena, tr->ops, op);
     if (out && !T(tr, out)->producer)
         T(tr, out)->producer = tr->ops.n;

@@ -32,6 +32,7 @@ typedef struct TTensor {
     bool saved;         /* some op saved it for backward */
     bool kept;          /* the script keeps it past the forward (an output it holds) */
     bool weight_copy;   /* autocast's 16-bit copy of a weight */
+    bool input;         /* data the script made (tr_input) */
     TId base;           /* a view: the tensor whose storage it shares, else 0 */
     uint32_t producer;  /* 1 + index of the op that made it, 0 for inputs */
     uint32_t born;      /* 1 + index of the op during which it is allocated */
@@ -69,6 +70,8 @@ typedef struct Trace {
     DType weight_dtype;          /* dtype new parameters get */
     DType autocast;              /* DT_F32 when autocast is off, else its 16-bit type */
     bool autocast_on;
+    bool autocast_seen;          /* some op ran under autocast */
+    DType autocast_seen_dtype;
     bool training;               /* module.training: dropout active */
     bool no_grad;                /* torch.no_grad(): nothing saved, nothing requires grad */
     bool frozen;                 /* new parameters are not trainable (PEFT base) */
@@ -158,6 +161,7 @@ typedef struct PassMemory {
     uint64_t bwd_peak;        /* most live bytes during the backward, parameter grads included */
     LiveSplit at_bwd_peak;
     uint64_t kept;            /* still live after the backward (kept outputs, inputs) */
+    uint64_t kept_outputs;    /* of which the model's outputs the script holds */
     uint64_t graph;           /* what the autograd graph holds (saved, not recomputed) */
 } PassMemory;
 

@@ -36,12 +36,12 @@ cold=$( { cd "$work" && /usr/bin/time -f %e "$PFC" lint -j 2 --output-format con
 warm=$( { cd "$work" && /usr/bin/time -f %e "$PFC" lint -j 2 --output-format concise "$CORPUS" >/dev/null; } 2>&1 | tail -1)
 awk -v c="$cold" -v w="$warm" 'BEGIN { printf "lint CLI -j 2: cold cache %.2f s, warm cache %.2f s (%.0f%% of cold)\n", c, w, 100 * w / c }'
 
-# The estimator's exact components against the calibration measurements
-# (trainable parameters, optimizer state, weights); the peak is not modelled yet.
+# The estimator against the calibration measurements: the peak per script,
+# mean and worst error, the exact components and the time per script.
 CAL=${CAL:-$(cd "$HERE/../.." && pwd)/shared/calibration}
 [ -d "$CAL" ] || CAL=$(cd "$HERE/.." && pwd)/../shared/calibration
 if [ -d "$CAL" ]; then
-    "$PY" "$HERE/tools/estimator_components.py" "$PFC" "$CAL"
+    "$PY" "$HERE/tools/estimator_accuracy.py" "$PFC" "$CAL"
 else
     echo "estimator components: SKIPPED: no shared/calibration beside the checkout"
 fi
