@@ -24,7 +24,9 @@ typedef struct AVal AVal;
 
 struct AVal {
     uint8_t k;
-    bool transposed;       /* a tensor whose memory is not in row-major order */
+    bool transposed;       /* a tensor whose memory is not dense row-major (permuted or a slice) */
+    uint8_t perm[6];       /* memory order of the dimensions when permuted (perm[i] = the
+                              logical dim stored i-th); all zero means row-major */
     bool gpu;              /* a tensor on the GPU (a trace tensor) */
     uint8_t nd, dtype;     /* tensors (also CPU ones) */
     int64_t i;             /* INT / BOOL; SLICE: which of start/stop/step are given (bits) */

@@ -168,6 +168,48 @@ static AVal *same_shape(Interp *in, AVal *x, TId t, bool transposed)
 
 static int norm_dim(const AVal *x, int64_t d) { return (int)(d < 0 ? d + x->nd : d); }
 
+/* Memory layout: the logical dimension stored i-th (identity when row-major). */
+static void layout(const AVal *x, uint8_t *p)
+{
+    bool set = false;
+    for (int i = 0; i < x->nd; i++)
+        set |= x->perm[i] != 0;
+    for (int i = 0; i < x->nd; i++)
+        p[i] = set ? x->perm[i] : (uint8_t)i;
+}
+
+static bool is_identity(const uint8_t *p, int nd)
+{
+    for (int i = 0; i < nd; i++)
+        if (p[i] != i)
+            return false;
+    return true;
+}
+
+static void set_layout(AVal *r, const uint8_t *p, int nd)
+{
+    memset(r->perm, 0, sizeof r->perm);
+    if (!is_identity(p, nd))
+        memcpy(r->perm, p, (size_t)nd);
+    r->transposed = !is_identity(p, nd);
+}
+
+/* A batched matmul reads an operand in place when its batch dimensions are
+ * in order (the last two may be swapped: a transposed matrix); otherwise
+ * torch.matmul makes a contiguous copy first, and that copy is what the
+ * product saves. */
+static bool matmul_needs_copy(const AVal *x)
+{
+    if (x->nd < 3)
+        return false;
+    uint8_t p[TR_MAXDIM];
+    layout(x, p);
+    for (int i = 0; i < x->nd - 2; i++)
+        if (p[i] != i)
+            return true;
+    return false;
+}
+
 static AVal *transpose(Interp *in, AVal *x, int64_t d0, int64_t d1)
 {
     int a = norm_dim(x, d0), b = norm_dim(x, d1);
@@ -178,10 +220,14 @@ static AVal *transpose(Interp *in, AVal *x, int64_t d0, int64_t d1)
     int64_t t = dim[a];
     dim[a] = dim[b];
     dim[b] = t;
-    if (!x->gpu)
-        return av_tensor_new(in, (DType)x->dtype, x->nd, dim, false);
-    AVal *r = tensor_result(in, tr_view(in->tr, x->t, x->nd, dim));
-    r->transposed = !x->transposed || a != b;
+    uint8_t p[TR_MAXDIM];
+    layout(x, p);
+    /* the logical dims a and b trade places in the memory order */
+    for (int i = 0; i < x->nd; i++)
+        p[i] = p[i] == a ? (uint8_t)b : p[i] == b ? (uint8_t)a : p[i];
+    AVal *r = x->gpu ? tensor_result(in, tr_view(in->tr, x->t, x->nd, dim))
+                     : av_tensor_new(in, (DType)x->dtype, x->nd, dim, false);
+    set_layout(r, p, x->nd);
     return r;
 }
 
@@ -471,7 +517,13 @@ static AVal *sdpa(Interp *in, Args *a)
     TId q = gpu_arg(in, a, 0, "query"), k = gpu_arg(in, a, 1, "key"), v = gpu_arg(in, a, 2, "value");
     if (!q || !k || !v)
         return av_unknown(in);
-    return tensor_result(in, tr_sdpa(in->tr, q, k, v, num_or(a, 4, "dropout_p", 0)));
+    AVal *out = tensor_result(in, tr_sdpa(in->tr, q, k, v, num_or(a, 4, "dropout_p", 0)));
+    if (out->nd == 4) {
+        /* the fused kernels write (b, s, h, d) memory and return it as (b, h, s, d) */
+        uint8_t p[4] = {0, 2, 1, 3};
+        set_layout(out, p, 4);
+    }
+    return out;
 }
 
 static AVal *functional(Interp *in, const char *name, Args *a)
@@ -1116,10 +1168,16 @@ static AVal *tensor_method(Interp *in, AVal *x, const char *name, Args *a)
         if (nd != x->nd)
             return av_unknown(in);
         int64_t out[TR_MAXDIM];
-        for (int i = 0; i < nd; i++)
+        uint8_t p[TR_MAXDIM], q[TR_MAXDIM], where[TR_MAXDIM];
+        layout(x, p);
+        for (int i = 0; i < nd; i++) {
             out[i] = x->dim[norm_dim(x, dim[i])];
+            where[norm_dim(x, dim[i]) & 7] = (uint8_t)i;   /* old logical dim -> new */
+        }
+        for (int i = 0; i < nd; i++)
+            q[i] = where[p[i] & 7];
         AVal *r = x->gpu ? tensor_result(in, tr_view(in->tr, x->t, nd, out)) : av_tensor_new(in, (DType)x->dtype, nd, out, false);
-        r->transposed = true;
+        set_layout(r, q, nd);
         return r;
     }
     if (eq(name, "contiguous"))
@@ -1177,7 +1235,9 @@ static AVal *tensor_method(Interp *in, AVal *x, const char *name, Args *a)
         dim[d] = part;
         for (int64_t i = 0; i < n; i++) {
             AVal *r = x->gpu ? tensor_result(in, tr_view(in->tr, x->t, x->nd, dim)) : av_tensor_new(in, (DType)x->dtype, x->nd, dim, false);
-            r->transposed = d != x->nd - 1 || x->transposed || true;
+            /* a slice: not dense, but its dimensions keep their order */
+            memcpy(r->perm, x->perm, sizeof r->perm);
+            r->transposed = true;
             s->items[i] = r;
         }
         return s;
@@ -1454,7 +1514,13 @@ AVal *tensor_binop(Interp *in, int tok, AVal *x, AVal *y)
     Trace *tr = in->tr;
     switch (tok) {
     case T_AT: case T_ATEQUAL:
-        return a && b ? tensor_result(in, tr_matmul(tr, a, b)) : av_unknown(in);
+        if (!a || !b)
+            return av_unknown(in);
+        if (matmul_needs_copy(x))
+            a = tr_copy(tr, a, x->nd, x->dim);
+        if (matmul_needs_copy(y))
+            b = tr_copy(tr, b, y->nd, y->dim);
+        return tensor_result(in, tr_matmul(tr, a, b));
     case T_PLUS: case T_MINUS: case T_PLUSEQUAL: case T_MINEQUAL:
         return a && b ? tensor_result(in, tr_add(tr, a, b)) : tensor_result(in, tr_scale(tr, a ? a : b));
     case T_STAR: case T_STAREQUAL: case T_SLASH: case T_SLASHEQUAL:
