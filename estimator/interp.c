@@ -801,7 +801,20 @@ static AVal *comprehension(Interp *in, Frame *fr, ValueId build)
             out->items[k++] = fr->vals[bv->args[0]];
     }
     out->n = k;
-    return out;
+    if (syn_node(in->S, bv->node)->kind != N_DICT_COMP)
+        return out;
+    /* {k: v for ...}: the element is a (key, value) pair */
+    AVal *d = av_new(in, AV_DICT);
+    d->items = arena_zalloc(in->a, (k + 1) * sizeof *d->items);
+    d->keys = arena_zalloc(in->a, (k + 1) * sizeof *d->keys);
+    for (uint32_t i = 0; i < k; i++) {
+        AVal *pair = out->items[i];
+        if (pair->k == AV_SEQ && pair->n == 2 && pair->items[0]->k == AV_STR) {
+            d->keys[d->n] = pair->items[0]->s;
+            d->items[d->n++] = pair->items[1];
+        }
+    }
+    return d;
 }
 
 /* ---- expressions ------------------------------------------------------------------------ */
@@ -983,8 +996,8 @@ static AVal *build(Interp *in, Frame *fr, ValueId v)
         }
         return s;
     }
-    case N_LIST_COMP: case N_GENERATOR: case N_SET_COMP:
-        return fr->demand ? av_unknown(in) : comprehension(in, fr, v);
+    case N_LIST_COMP: case N_GENERATOR: case N_SET_COMP: case N_DICT_COMP:
+        return comprehension(in, fr, v);
     default:
         return av_unknown(in);
     }
@@ -1271,6 +1284,16 @@ static AVal *compute(Interp *in, Frame *fr, ValueId v)
         return fr->demand ? param_from_call_site(in, fr, x) : av_unknown(in);
     case IR_GLOBAL:
         return global(in, x);
+    case IR_UNDEF:
+        /* a module-level name read inside a loop before any assignment: a
+         * builtin or a definition the lowering could not see yet */
+        if (fr->fi == 0 && x->name && x->name < in->S->names.by_id.n) {
+            const Ir *ir = in->ir;
+            if (x->name < ir->nnames && ir->last_def[x->name])
+                return global(in, x);
+            return av_qual(in, arena_printf(in->a, "builtins.%s", in_name(in, x->name)));
+        }
+        return av_unknown(in);
     case IR_PHI:
         if (!fr->demand && fr->prev != UINT32_MAX) {
             const IrBlock *b = &f->blocks.v[x->block];

@@ -115,3 +115,48 @@ uint64_t estimate_retained(Syntax *s, const Ir *ir, Interp *in, const Target *t,
     *iterations = n;
     return (uint64_t)(n - 1) * per_iteration;
 }
+
+/* An evaluation loop's running total or collected list may compute more
+ * than the model call (a loss outside the model): evaluate what the loop
+ * carries so that it is in the trace before the simulation. */
+void loop_carried_values(Syntax *s, const Ir *ir, Interp *in, const Target *t)
+{
+    const IrFunction *f = &ir->funcs.v[t->fi];
+    BlockId header = loop_of(f, t->call);
+    if (!header)
+        return;
+    const IrBlock *b = &f->blocks.v[header];
+    for (uint32_t i = 0; i < b->values.n; i++) {
+        const IrValue *phi = &f->values.v[b->values.v[i]];
+        if (phi->op != IR_PHI || (phi->attach != ATT_ATTACHED && phi->attach != ATT_MAYBE))
+            continue;
+        for (uint32_t k = 1; k < phi->nargs; k++)
+            if (in_loop(f, phi->args[k], header))
+                interp_eval(in, t->fi, phi->args[k]);
+    }
+    for (uint32_t k = 1; k < f->values.n; k++)
+        if (in_loop(f, k, header) && calls_method(s, f, k, "append") && f->values.v[k].nargs >= 2)
+            interp_eval(in, t->fi, f->values.v[k].args[1]);
+}
+
+/* Gradient accumulation written as a loop: backward() in an inner loop whose
+ * enclosing loop (or the code after it) calls step(). Returns the inner
+ * loop's trip count, or 1. */
+int64_t loop_accumulation(Syntax *s, const Ir *ir, Interp *in, const Target *t)
+{
+    const IrFunction *f = &ir->funcs.v[t->fi];
+    BlockId inner = loop_of(f, t->call);
+    if (!inner)
+        return 1;
+    for (uint32_t k = 1; k < f->values.n; k++) {
+        if (!calls_method(s, f, k, "step") || in_loop(f, k, inner))
+            continue;
+        /* a step() outside the backward's loop: in an enclosing loop, or after it */
+        BlockId outer = loop_of(f, k);
+        if (outer && !in_loop(f, f->blocks.v[inner].values.n ? f->blocks.v[inner].values.v[0] : t->call, outer))
+            continue;
+        int64_t n = trip_count(in, t->fi, f, inner);
+        return n > 1 ? n : 1;
+    }
+    return 1;
+}

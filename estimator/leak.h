@@ -16,4 +16,10 @@ typedef struct Target {
 uint64_t estimate_retained(Syntax *s, const Ir *ir, Interp *in, const Target *t, const PassMemory *m,
                            int64_t *iterations, const char **what);
 
+/* Evaluates what an evaluation loop carries (a loss computed outside the model). */
+void loop_carried_values(Syntax *s, const Ir *ir, Interp *in, const Target *t);
+/* The trip count of an inner loop that calls backward() while step() is
+ * outside it (gradient accumulation), or 1. */
+int64_t loop_accumulation(Syntax *s, const Ir *ir, Interp *in, const Target *t);
+
 #endif

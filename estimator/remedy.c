@@ -124,7 +124,8 @@ void remedy_search(Syntax *s, const Ir *ir, const EstimateConfig *cfg, const Est
             continue;
         applies[c] = true;
         saved_by[c] = base->projected_peak > e.projected_peak ? base->projected_peak - e.projected_peak : 0;
-        add(s, out, change_names[c], &e, gpu, false);
+        if (saved_by[c])
+            add(s, out, change_names[c], &e, gpu, false);   /* a change that saves nothing is not advice */
     }
     if (!gpu || remedy_fits(base, gpu))
         return;

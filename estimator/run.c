@@ -149,7 +149,7 @@ static void assemble(const EstimateConfig *cfg, const Trace *tr, bool training, 
         uint64_t G = training ? pt.trainable_bytes : 0;
         uint64_t S = cfg->optimizer == OPT_NONE ? 0 : optimizer_state(cfg, pt.trainable, pt.trainable_bytes);
         uint64_t T = step_temporaries(cfg, pt.trainable_bytes);
-        out->all_gradients = G;
+        out->all_gradients = pt.raw_trainable_bytes;
         /* the exact component: unrounded, as the optimizer's tensors add up */
         out->all_state = cfg->optimizer == OPT_NONE ? 0
                          : optimizer_state(cfg, pt.trainable, pt.raw_trainable_bytes / (ws > 1 && shard_all ? ws : 1));
@@ -242,8 +242,9 @@ bool estimate_run(Syntax *s, const Ir *ir, const EstimateConfig *cfg, Estimate *
     if (!ok) {
         *why = "no backward() call, Trainer or model call found: nothing to estimate";
     } else {
-        AVal *r = interp_eval(in, t.fi, t.v);
-        (void)r;
+        interp_eval(in, t.fi, t.v);
+        if (!t.training)
+            loop_carried_values(s, ir, in, &t);
         ParamTotals pt;
         tr_param_totals(&tr, &pt);
         if (tr.overflow)
@@ -267,7 +268,11 @@ bool estimate_run(Syntax *s, const Ir *ir, const EstimateConfig *cfg, Estimate *
         int64_t iterations = 1;
         const char *what = NULL;
         uint64_t retained = estimate_retained(s, ir, in, &t, &m, &iterations, &what);
-        assemble(cfg, &tr, t.training, retained, iterations, out);
+        EstimateConfig effective = *cfg;
+        int64_t acc = t.training ? loop_accumulation(s, ir, in, &t) : 1;
+        if (acc > effective.accumulation)
+            effective.accumulation = acc;
+        assemble(&effective, &tr, t.training, retained, iterations, out);
         project(out);
         out->training = t.training;
         out->hf = lc.hf;

@@ -165,8 +165,13 @@ static ValueId try_remove_trivial_phi(Lowerer *L, ValueId phi)
             return phi;   /* merges two different values: a real phi */
         same = op;
     }
-    if (!same)
+    if (!same) {
+        /* never assigned on any path: keep the variable's name (at module
+         * level, a builtin or a name read inside a loop) */
+        uint32_t name = p->name;
         same = ir_new_value(L, IR_UNDEF, p->node, p->block);
+        fn(L)->values.v[same].name = name;
+    }
     f->values.v[phi].index = same;
     return same;
 }
@@ -211,6 +216,7 @@ static ValueId read_var_recursive(Lowerer *L, uint64_t var, BlockId b)
         v = read_var(L, var, blk->preds.v[0]);
     } else if (blk->preds.n == 0) {
         v = ir_new_value(L, IR_UNDEF, 0, b);
+        fn(L)->values.v[v].name = (uint32_t)var;   /* which variable: a builtin at module level */
     } else {
         v = new_phi(L, b, var);
         ir_write_var(L, var, b, v);

@@ -1,7 +1,9 @@
-/* libFuzzer target for the whole lint pipeline: any input must parse without a
+/* libFuzzer target for the whole pipeline: any input must parse without a
  * crash, satisfy the tree invariants and re-emit byte for byte; a file without
- * syntax errors must also lower to IR and go through every rule. */
+ * syntax errors must also lower to IR, go through every rule and through the
+ * estimator (configuration reading, interpretation, simulation). */
 #include "../../emit/emit.h"
+#include "../../estimator/estimate.h"
 #include "../../passes/pass.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +43,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (uint32_t i = 0; i < findings.n; i++)
             if (findings.v[i].start > findings.v[i].end || findings.v[i].end > size)
                 abort();
+        EstimateConfig cfg;
+        Estimate e;
+        const char *not_read = NULL;
+        estimate_read(&s, &ir, &cfg);
+        if (estimate_run(&s, &ir, &cfg, &e, &not_read) && e.projected_peak < e.allocated_peak)
+            abort();
     }
     buf_free(&out);
     arena_free(&arena);

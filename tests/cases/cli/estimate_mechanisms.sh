@@ -1,0 +1,544 @@
+# pfc estimate: the mechanisms behind the numbers, each case a small script
+# whose --json output a python3 verdict checks against what the mechanism
+# implies (an exact count worked out by hand, a ratio, one number against
+# another). A line says "ok: ..." when the mechanism holds and "WRONG: ..."
+# with the numbers when it does not, so a regression changes this file's
+# output without depending on the estimator's calibration.
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+
+# est NAME SCRIPT [OPTIONS]: NAME.json (the --json output) and NAME.rc (exit status)
+est() { local name=$1; shift; "$PFC" estimate "$@" --json > "$name.json" 2> "$name.err"; echo $? > "$name.rc"; }
+# verdict NAME... <<'PY' (python): runs the python on stdin with J[0], J[1], ...
+# the JSON of each NAME and RC[i] its exit status; B(j, k) and C(j, k) read
+# the breakdown and the components; check() prints the verdict line
+verdict() {
+    python3 -c "import json, sys
+J = [json.load(open(n + '.json')) for n in sys.argv[1:]]
+RC = [int(open(n + '.rc').read()) for n in sys.argv[1:]]
+def B(j, k): return j['breakdown'][k]
+def C(j, k): return j['components'][k]
+def check(ok, good, bad): print(('ok: ' + good) if ok else ('WRONG: ' + bad))
+$(cat)" "$@"
+}
+
+echo "--- 1. an in-file MLP with Adam: parameters, optimizer state, gradients"
+# nn.Linear(784, 256): 784*256 + 256 = 200960; nn.Linear(256, 10): 256*10 + 10 = 2570;
+# params = 203530. Adam: exp_avg + exp_avg_sq, fp32: 2 * 4 * 203530 = 1628240 bytes;
+# fp32 gradients: 4 * 203530 = 814120 bytes; fp32 weights likewise 814120.
+cat > mlp.py <<'PY'
+import torch
+import torch.nn as nn
+model = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 10)).cuda()
+opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+for step in range(100):
+    x = torch.randn(64, 784, device="cuda")
+    y = torch.randint(0, 10, (64,), device="cuda")
+    loss = nn.functional.cross_entropy(model(x), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+PY
+est mlp mlp.py
+verdict mlp <<'PY'
+j = J[0]
+P = 784 * 256 + 256 + 256 * 10 + 10
+check(j["params_total"] == P == 203530 and j["params_trainable"] == P,
+      "params_total = params_trainable = 203530",
+      f"params_total {j['params_total']}, trainable {j['params_trainable']}, by hand {P}")
+check(C(j, "optimizer_state") == 2 * 4 * P, "optimizer_state = 2 x 4 bytes x params = 1628240",
+      f"optimizer_state {C(j, 'optimizer_state')}, expected {2 * 4 * P}")
+check(C(j, "weights") == 4 * P, "weights = 4 bytes x params = 814120",
+      f"weights {C(j, 'weights')}, expected {4 * P}")
+check(C(j, "gradients") == 4 * P, "gradients = 4 bytes x params = 814120",
+      f"components.gradients {C(j, 'gradients')}, expected 4 x params = {4 * P}")
+check(j["batch"] == 64 and j["training"] is True, "batch 64, training",
+      f"batch {j['batch']}, training {j['training']}")
+PY
+
+echo "--- 2. batch scaling: --batch 2x doubles the activations"
+cat > wide.py <<'PY'
+import torch
+import torch.nn as nn
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(1024, 4096), nn.ReLU(), nn.Linear(4096, 4096), nn.ReLU(),
+                                  nn.Linear(4096, 10))
+    def forward(self, x):
+        return self.body(x)
+model = Net().cuda()
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for _ in range(3):
+    x = torch.randn(1024, 1024, device="cuda")
+    y = torch.randint(0, 10, (1024,), device="cuda")
+    loss = nn.functional.cross_entropy(model(x), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+PY
+est b1 wide.py
+est b2 wide.py --batch 2048
+verdict b1 b2 <<'PY'
+a, b = J
+check(a["batch"] == 1024 and b["batch"] == 2048, "batch 1024 as written, 2048 with --batch 2048",
+      f"batch {a['batch']} and {b['batch']}")
+r = B(b, "activations") / max(B(a, "activations"), 1)
+check(B(a, "activations") > 0 and 1.8 <= r <= 2.2, "activations x1.8 to x2.2 for twice the batch",
+      f"activations {B(a, 'activations')} -> {B(b, 'activations')} (x{r:.2f})")
+check(C(a, "weights") == C(b, "weights"), "weights unchanged by the batch",
+      f"weights {C(a, 'weights')} -> {C(b, 'weights')}")
+PY
+
+echo "--- 3. evaluation under torch.no_grad() saves nothing"
+# the model of case 2 at batch 4096: evaluated under no_grad, and trained
+sed 's/1024, 1024, device/4096, 1024, device/; s/(1024,)/(4096,)/' wide.py > train4096.py
+cat > eval.py <<'PY'
+import torch
+import torch.nn as nn
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(1024, 4096), nn.ReLU(), nn.Linear(4096, 4096), nn.ReLU(),
+                                  nn.Linear(4096, 10))
+    def forward(self, x):
+        return self.body(x)
+model = Net().cuda()
+model.eval()
+correct = 0
+with torch.no_grad():
+    for _ in range(10):
+        x = torch.randn(4096, 1024, device="cuda")
+        out = model(x)
+        correct += (out.argmax(-1) == 0).sum().item()
+PY
+est ev eval.py
+est tr train4096.py
+verdict ev tr <<'PY'
+e, t = J
+check(e["training"] is False and t["training"] is True, "the eval loop is evaluation, the other training",
+      f"training {e['training']} / {t['training']}")
+check(e["batch"] == t["batch"] == 4096, "batch 4096 in both", f"batch {e['batch']} / {t['batch']}")
+over_e = e["allocated_peak_bytes"] - B(e, "weights")
+over_t = t["allocated_peak_bytes"] - B(t, "weights")
+check(over_e * 2 < over_t, "the peak beyond the weights is under half of training's",
+      f"beyond the weights: evaluation {over_e}, training {over_t}")
+check(B(e, "gradients") == 0 and B(e, "optimizer_state") == 0, "no gradients, no optimizer state",
+      f"gradients {B(e, 'gradients')}, optimizer state {B(e, 'optimizer_state')}")
+PY
+saved=$("$PFC" estimate eval.py --trace | grep -c ' saved')
+[ "$saved" = 0 ] && echo "ok: --trace shows no saved tensor under no_grad" || echo "WRONG: $saved ops show saved tensors"
+saved=$("$PFC" estimate train4096.py --trace | grep -c ' saved')
+[ "$saved" -gt 0 ] && echo "ok: --trace shows saved tensors when training" || echo "WRONG: nothing saved when training"
+
+echo "--- 4. a running total of losses keeps every iteration's graph"
+# one iteration's graph: x [2048,1024] fp32 saved by the first linear (8 MiB),
+# the relu's output [2048,4096] fp32 (32 MiB), log_softmax's output [2048,10]
+# fp32 (81920) and the int64 targets (16384): 42041344 bytes. range(6) with
+# no backward: the sixth forward runs with five earlier graphs alive.
+cat > leak.py <<'PY'
+import torch
+import torch.nn as nn
+model = nn.Sequential(nn.Linear(1024, 4096), nn.ReLU(), nn.Linear(4096, 10)).cuda()
+total = 0
+for i in range(6):
+    x = torch.randn(2048, 1024, device="cuda")
+    y = torch.randint(0, 10, (2048,), device="cuda")
+    loss = nn.functional.cross_entropy(model(x), y)
+    total += loss
+print(total)
+PY
+sed 's/total += loss/total += loss.item()/' leak.py > noleak.py
+# the same with a language model's head: the loss's log_softmax output
+# [8*512, 50000] fp32 (819200000) dominates the graph, with the embedding's
+# output [8,512,256] fp32 (4194304) and the int64 ids (32768): 823427072
+cat > leak_lm.py <<'PY'
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+class LM(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(50000, 256)
+        self.head = nn.Linear(256, 50000)
+    def forward(self, idx):
+        return self.head(self.emb(idx))
+model = LM().cuda()
+total = 0
+for i in range(6):
+    idx = torch.randint(0, 50000, (8, 512), device="cuda")
+    logits = model(idx)
+    loss = F.cross_entropy(logits.view(-1, 50000), idx.view(-1))
+    total += loss
+PY
+est leak leak.py
+est noleak noleak.py
+est leak_lm leak_lm.py
+verdict leak noleak leak_lm <<'PY'
+l, n, lm = J
+graph = 2048 * 1024 * 4 + 2048 * 4096 * 4 + 2048 * 10 * 4 + 2048 * 8
+r = B(l, "retained_across_iterations") / (5 * graph)
+check(0.95 <= r <= 1.05, "retained_across_iterations = 5 x one iteration's graph (within 5%)",
+      f"retained {B(l, 'retained_across_iterations')}, 5 x graph = {5 * graph} (x{r:.3f})")
+check(B(n, "retained_across_iterations") == 0, "loss.item() keeps nothing",
+      f"loss.item(): retained {B(n, 'retained_across_iterations')}")
+check(l["allocated_peak_bytes"] - n["allocated_peak_bytes"] == B(l, "retained_across_iterations"),
+      "the leak adds exactly what it retains to the peak",
+      f"peaks {l['allocated_peak_bytes']} and {n['allocated_peak_bytes']}")
+graph = 8 * 512 * 50000 * 4 + 8 * 512 * 256 * 4 + 8 * 512 * 8
+r = B(lm, "retained_across_iterations") / (5 * graph)
+check(0.95 <= r <= 1.05, "LM head: retained = 5 x the graph with the loss's log_softmax (within 5%)",
+      f"LM head: retained {B(lm, 'retained_across_iterations')}, 5 x graph = {5 * graph} (x{r:.3f})")
+PY
+
+echo "--- 5. hyperparameters from argparse, a dataclass config, the environment"
+cat > argp.py <<'PY'
+import argparse
+import torch
+import torch.nn as nn
+parser = argparse.ArgumentParser()
+parser.add_argument("--batch_size", type=int, default=40)
+parser.add_argument("--lr", type=float, default=1e-3)
+args = parser.parse_args()
+model = nn.Sequential(nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 10)).cuda()
+opt = torch.optim.SGD(model.parameters(), lr=args.lr)
+for _ in range(10):
+    x = torch.randn(args.batch_size, 512, device="cuda")
+    y = torch.randint(0, 10, (args.batch_size,), device="cuda")
+    loss = nn.functional.cross_entropy(model(x), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+PY
+cat > argp_main.py <<'PY'
+import argparse
+import torch
+import torch.nn as nn
+
+def get_args():
+    p = argparse.ArgumentParser()
+    p.add_argument("--batch-size", type=int, default=36)
+    p.add_argument("--hidden", type=int, default=2048)
+    return p.parse_args()
+
+def main():
+    args = get_args()
+    model = nn.Sequential(nn.Linear(512, args.hidden), nn.ReLU(), nn.Linear(args.hidden, 10)).cuda()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for _ in range(10):
+        x = torch.randn(args.batch_size, 512, device="cuda")
+        loss = model(x).sum()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+if __name__ == "__main__":
+    main()
+PY
+cat > config.py <<'PY'
+from dataclasses import dataclass
+import torch
+import torch.nn as nn
+from torch.nn import functional as F
+
+@dataclass
+class GPTConfig:
+    block_size: int = 200
+    vocab_size: int = 1024
+    n_embd: int = 128
+    batch_size: int = 12
+
+class Model(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.wte = nn.Embedding(config.vocab_size, config.n_embd)
+        self.fc = nn.Linear(config.n_embd, 4 * config.n_embd)
+        self.head = nn.Linear(4 * config.n_embd, config.vocab_size)
+    def forward(self, idx, targets):
+        x = self.head(F.gelu(self.fc(self.wte(idx))))
+        return F.cross_entropy(x.view(-1, x.size(-1)), targets.view(-1))
+
+config = GPTConfig()
+model = Model(config).cuda()
+opt = torch.optim.AdamW(model.parameters(), lr=3e-4)
+for it in range(100):
+    idx = torch.randint(0, config.vocab_size, (config.batch_size, config.block_size), device="cuda")
+    loss = model(idx, idx)
+    loss.backward()
+    opt.step()
+    opt.zero_grad(set_to_none=True)
+PY
+cat > environ.py <<'PY'
+import os
+import torch
+import torch.nn as nn
+BATCH = int(os.environ.get("BATCH", "24"))
+model = nn.Sequential(nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 10)).cuda()
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for _ in range(10):
+    x = torch.randn(BATCH, 512, device="cuda")
+    y = torch.randint(0, 10, (BATCH,), device="cuda")
+    loss = nn.functional.cross_entropy(model(x), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+PY
+est argp argp.py
+est argp_main argp_main.py
+est config config.py
+BATCH=7 est environ environ.py
+verdict argp argp_main config environ <<'PY'
+a, m, c, e = J
+check(a["batch"] == 40, "argparse default: batch 40", f"argparse: batch {a['batch']}, expected 40")
+# 512*2048 + 2048 + 2048*10 + 10 = 1071114 with the default --hidden
+check(m["batch"] == 36 and m["params_total"] == 1071114,
+      "argparse in main(): batch 36, --hidden 2048 (1071114 params)",
+      f"argparse in main(): batch {m['batch']} (expected 36), params {m['params_total']} (expected 1071114)")
+# 1024*128 + 128*512 + 512 + 512*1024 + 1024 = 722432
+check(c["batch"] == 12 and c["seq"] == 200 and c["params_total"] == 722432,
+      "dataclass defaults: batch 12, seq 200, 722432 params",
+      f"dataclass: batch {c['batch']}, seq {c['seq']}, params {c['params_total']} (expected 12, 200, 722432)")
+check(e["batch"] == 24, "os.environ.get default: batch 24 (the script, not this shell)",
+      f"os.environ: batch {e['batch']}, expected 24")
+PY
+
+echo "--- 6. a DataLoader over an in-file Dataset of dicts, into GPT-2 by name"
+cat > loader.py <<'PY'
+import torch
+from torch.utils.data import Dataset, DataLoader
+from transformers import AutoModelForCausalLM
+
+class TokenDataset(Dataset):
+    def __init__(self, n, seq_len):
+        self.n = n
+        self.seq_len = seq_len
+    def __len__(self):
+        return self.n
+    def __getitem__(self, i):
+        ids = torch.randint(0, 50257, (self.seq_len,))
+        return {"input_ids": ids, "labels": ids.clone()}
+
+model = AutoModelForCausalLM.from_pretrained("gpt2").cuda()
+model.train()
+loader = DataLoader(TokenDataset(1000, 384), batch_size=6, shuffle=True)
+opt = torch.optim.AdamW(model.parameters(), lr=5e-5)
+for batch in loader:
+    out = model(**batch)
+    out.loss.backward()
+    opt.step()
+    opt.zero_grad()
+PY
+# the common form: the batch moved to the GPU by a dict comprehension
+sed 's/    out = model(\*\*batch)/    batch = {k: v.cuda() for k, v in batch.items()}\n    out = model(**batch)/' \
+    loader.py > loader_comp.py
+est loader loader.py
+est loader_comp loader_comp.py
+verdict loader loader_comp <<'PY'
+for name, j in zip(["model(**batch)", "dict comprehension then model(**batch)"], J):
+    check(j["error"] is None and j["batch"] == 6 and j["seq"] == 384 and j["params_total"] == 124439808,
+          f"{name}: gpt2, batch 6, seq 384",
+          f"{name}: batch {j.get('batch')}, seq {j.get('seq')}, error {j['error']!r}")
+PY
+
+echo "--- 7. the Hugging Face Trainer: bf16, gradient checkpointing"
+trainer() {
+    cat <<PY
+import torch
+from torch.utils.data import Dataset
+from transformers import AutoModelForCausalLM, Trainer, TrainingArguments
+
+class Toks(Dataset):
+    def __len__(self):
+        return 1000
+    def __getitem__(self, i):
+        ids = torch.randint(0, 50257, (512,))
+        return {"input_ids": ids, "labels": ids}
+
+model = AutoModelForCausalLM.from_pretrained("gpt2")
+args = TrainingArguments(output_dir="out", per_device_train_batch_size=4, bf16=True,
+                         gradient_checkpointing=$1, gradient_accumulation_steps=$2)
+trainer = Trainer(model=model, args=args, train_dataset=Toks())
+trainer.train()
+PY
+}
+trainer True 1 > trainer_gc.py
+trainer False 1 > trainer_nogc.py
+est gc trainer_gc.py
+est nogc trainer_nogc.py
+verdict gc nogc <<'PY'
+g, n = J
+for name, j in (("checkpointing", g), ("no checkpointing", n)):
+    check(j["training"] is True and j["batch"] == 4 and j["seq"] == 512,
+          f"{name}: training, batch 4, seq 512",
+          f"{name}: training {j['training']}, batch {j['batch']}, seq {j['seq']}")
+    check(B(j, "autocast_cache") > 0, f"{name}: bf16=True autocasts (weight copies at the peak)",
+          f"{name}: autocast_cache 0")
+check(n["allocated_peak_bytes"] > g["allocated_peak_bytes"], "gradient_checkpointing=False peaks higher",
+      f"peaks: with checkpointing {g['allocated_peak_bytes']}, without {n['allocated_peak_bytes']}")
+check(B(n, "activations") > 2 * B(g, "activations"), "checkpointing more than halves the activations",
+      f"activations: with {B(g, 'activations')}, without {B(n, 'activations')}")
+PY
+
+echo "--- 8. gradient accumulation keeps the gradients through the next backward"
+# the same micro-batch (4096) and SGD without momentum (no state, no step
+# temporaries), so the peak is a backward: from the second micro-step on,
+# the earlier micro-steps' .grad (all parameters, fp32) are alive during it
+accum() {
+    cat <<PY
+import torch
+import torch.nn as nn
+model = nn.Sequential(nn.Linear(1024, 4096), nn.ReLU(), nn.Linear(4096, 4096), nn.ReLU(),
+                      nn.Linear(4096, 10)).cuda()
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(10):
+PY
+    if [ "$1" = inner ]; then
+        cat <<'PY'
+    for micro in range(4):
+        x = torch.randn(4096, 1024, device="cuda")
+        y = torch.randint(0, 10, (4096,), device="cuda")
+        loss = nn.functional.cross_entropy(model(x), y) / 4
+        loss.backward()
+    opt.step()
+    opt.zero_grad()
+PY
+    else
+        cat <<'PY'
+    x = torch.randn(4096, 1024, device="cuda")
+    y = torch.randint(0, 10, (4096,), device="cuda")
+    loss = nn.functional.cross_entropy(model(x), y)
+    loss.backward()
+    opt.step()
+    opt.zero_grad()
+PY
+    fi
+}
+accum inner > accum.py
+accum none > single.py
+est accum accum.py
+est single single.py
+trainer True 4 > trainer_accum.py
+est tacc trainer_accum.py
+verdict accum single gc tacc <<'PY'
+a, s, g, ta = J
+check(a["batch"] == s["batch"] == 4096, "micro-batch 4096 in both", f"batch {a['batch']} / {s['batch']}")
+# the breakdown counts allocations (each tensor rounded to 512 bytes), the
+# components the raw numel x 4: equal up to that rounding
+check(a["allocated_peak_bytes"] > s["allocated_peak_bytes"] and 0 <= B(a, "gradients") - C(a, "gradients") < 512 * 6,
+      "inner range(4) loop: the peak is higher, with every gradient alive",
+      f"inner range(4) loop: peak {a['allocated_peak_bytes']} ({a['peak_phase']}), without "
+      f"accumulation {s['allocated_peak_bytes']}; gradients at the peak {B(a, 'gradients')} of {C(a, 'gradients')}")
+check(ta["allocated_peak_bytes"] > g["allocated_peak_bytes"] and "accumulation" in ta["peak_phase"],
+      "Trainer gradient_accumulation_steps=4: the peak is an accumulation micro-step, higher",
+      f"Trainer accumulation: peak {ta['allocated_peak_bytes']} ({ta['peak_phase']}), without {g['allocated_peak_bytes']}")
+PY
+
+echo "--- 9. autocast with fp32 weights, and bf16 weights"
+# params: 1024*4096 + 4096 + 4096*1024 + 1024 = 8393728
+cat > amp.py <<'PY'
+import torch
+import torch.nn as nn
+model = nn.Sequential(nn.Linear(1024, 4096), nn.GELU(), nn.Linear(4096, 1024)).cuda()
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for _ in range(10):
+    x = torch.randn(4096, 1024, device="cuda")
+    with torch.autocast("cuda", dtype=torch.bfloat16):
+        loss = model(x).float().pow(2).mean()
+    loss.backward()
+    opt.step()
+    opt.zero_grad()
+PY
+cat > bf16.py <<'PY'
+import torch
+import torch.nn as nn
+model = nn.Sequential(nn.Linear(1024, 4096), nn.GELU(), nn.Linear(4096, 1024)).cuda()
+model.to(torch.bfloat16)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for _ in range(10):
+    x = torch.randn(4096, 1024, device="cuda", dtype=torch.bfloat16)
+    loss = model(x).float().pow(2).mean()
+    loss.backward()
+    opt.step()
+    opt.zero_grad()
+PY
+est amp amp.py
+est bf16 bf16.py
+verdict amp bf16 <<'PY'
+a, b = J
+P = 1024 * 4096 + 4096 + 4096 * 1024 + 1024
+check(a["params_total"] == b["params_total"] == P, "8393728 params in both",
+      f"params {a['params_total']} / {b['params_total']}, expected {P}")
+check(C(a, "weights") == 4 * P and B(a, "autocast_cache") > 0,
+      "autocast: fp32 weights (4 x params) and 16-bit weight copies at the peak",
+      f"autocast: weights {C(a, 'weights')} (expected {4 * P}), autocast_cache {B(a, 'autocast_cache')}")
+check(C(b, "weights") == 2 * P and B(b, "autocast_cache") == 0,
+      "model.to(torch.bfloat16): weights = 2 x params = 16787456, no copies",
+      f"bf16: weights {C(b, 'weights')} (expected {2 * P}), autocast_cache {B(b, 'autocast_cache')}")
+PY
+
+echo "--- 10. the verdict against a GPU"
+cat > llama.py <<'PY'
+import torch
+from transformers import AutoModelForCausalLM
+model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf").cuda()
+model.train()
+opt = torch.optim.AdamW(model.parameters(), lr=1e-5)
+for step in range(10):
+    ids = torch.randint(0, 32000, (2, 1024), device="cuda")
+    loss = model(input_ids=ids, labels=ids).loss
+    loss.backward()
+    opt.step()
+    opt.zero_grad()
+PY
+est llama llama.py --gpu rtx-4090
+est small mlp.py --gpu h200
+verdict llama small <<'PY'
+l, s = J
+rem = l["remediation"]
+check(RC[0] == 1 and l["fits"] is False and l["target"]["gpu"] == "rtx-4090" and l["target"]["count"] == 1,
+      "Llama-2-7b full fine-tune on an RTX 4090: fits false, exit 1",
+      f"fits {l['fits']}, exit {RC[0]}, target {l['target']}")
+check(len(rem) > 0 and all(isinstance(r.get("projected_peak_bytes"), int) and isinstance(r.get("fits"), bool)
+                           and r.get("change") for r in rem),
+      "remediation: each change has projected_peak_bytes and a fits flag",
+      f"remediation {rem}")
+same = [r["change"] for r in rem if r["projected_peak_bytes"] >= l["projected_peak_bytes"]]
+check(not same, "every change lowers the projected peak",
+      f"changes that do not lower the projection (its peak is the {l['peak_phase']}): " + "; ".join(same))
+check(RC[1] == 0 and s["fits"] is True and s["remediation"] == [] and s["smallest_fitting_gpu"] is None,
+      "the MLP on an H200: fits true, no changes, exit 0",
+      f"fits {s['fits']}, remediation {s['remediation']}, exit {RC[1]}")
+PY
+
+echo "--- 11. scripts it cannot read, and instance names"
+printf 'import torch\ndef f(:\n    pass\n' > syntax.py
+: > empty.py
+python3 -c "
+n = 5000
+open('deep.py', 'w').write('import torch\nx = ' + '(' * n + '1' + ')' * n + '\n')
+open('chain.py', 'w').write('import torch\nimport torch.nn as nn\nmodel = nn.Linear(8, 8).cuda()\n'
+                            'y = model(torch.randn(4, 8, device=\"cuda\"))\nz = ' + ' + '.join(['y'] * n) +
+                            '\nz.sum().backward()\n')
+"
+est syntax syntax.py
+est empty empty.py
+est deep deep.py
+est chain chain.py
+est p4de mlp.py --gpu p4de.24xlarge
+verdict syntax empty deep chain p4de <<'PY'
+sy, em, de, ch, p4 = J
+check(RC[0] == 1 and sy["error"].startswith("the script has syntax errors") and sy["allocated_peak_bytes"] is None,
+      "a syntax error: exit 1, the error says so, no numbers", f"exit {RC[0]}, error {sy['error']!r}")
+check(RC[1] == 1 and "nothing to estimate" in (em["error"] or ""), "an empty file: exit 1, nothing to estimate",
+      f"exit {RC[1]}, error {em['error']!r}")
+# CPython rejects more than 200 nested parentheses ("too many nested parentheses")
+check(RC[2] == 1 and "syntax" in (de["error"] or ""), "5000 nested parentheses: a syntax error, no crash",
+      f"exit {RC[2]}, error {de['error']!r}")
+# (CPython's own parser gives up on it with a RecursionError; pfc must not crash)
+check(RC[3] == 0 and ch["error"] is None and ch["batch"] == 4,
+      "a 5000-term sum in the step: estimated, no crash", f"exit {RC[3]}, error {ch['error']!r}")
+check(p4["target"] == {"gpu": "a100-80gb", "name": "NVIDIA A100 80GB", "count": 8,
+                       "usable_bytes": p4["target"]["usable_bytes"]} and p4["fits"] is True,
+      "--gpu p4de.24xlarge: 8 x a100-80gb", f"target {p4['target']}")
+PY
+"$PFC" estimate syntax.py; echo "text mode: status $?"

@@ -1,0 +1,500 @@
+/* The trace's semantics (what each op saves, the dtypes autocast picks) and
+ * the simulation's bytes (tr_simulate), on tiny hand-built traces. Every
+ * expected number is worked out in the comment above it: each tensor's
+ * bytes are numel x dtype size rounded up to 512 (the caching allocator),
+ * a tensor is allocated when its op runs and freed after its last use in
+ * the forward unless autograd saved it or the script keeps it. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+#include "../../base/arena.h"
+#include "../../estimator/trace.h"
+
+typedef struct Fix {
+    Arena a;
+    Trace tr;
+} Fix;
+
+static int setup(void **state)
+{
+    static Fix f;
+    memset(&f, 0, sizeof f);
+    arena_init(&f.a);
+    tr_init(&f.tr, &f.a);
+    *state = &f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    Fix *f = *state;
+    arena_free(&f->a);
+    return 0;
+}
+
+static Trace *TR(void **state) { return &((Fix *)*state)->tr; }
+static const TTensor *T(const Trace *tr, TId x) { return &tr->t.v[x]; }
+
+/* A tensor the forward makes (torch.randn(..., device="cuda")): not kept by
+ * the script, so it is freed after its last use unless something saves it. */
+static TId made2(Trace *tr, DType dt, int64_t a, int64_t b)
+{
+    int64_t dim[2] = {a, b};
+    return tr_new(tr, dt, 2, dim);
+}
+
+static uint32_t count_ops(const Trace *tr, const char *name)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < tr->ops.n; i++)
+        n += strcmp(tr->ops.v[i].name, name) == 0;
+    return n;
+}
+
+static const TOp *last_op(const Trace *tr) { return &tr->ops.v[tr->ops.n - 1]; }
+
+/* ---- what each op saves ------------------------------------------------------------- */
+
+static void test_linear_saves_input_not_output(void **state)
+{
+    Trace *tr = TR(state);
+    /* op 1: x [8,16] fp32 = 512 bytes; op 2: y = x @ W^T, [8,32] fp32 = 1024 bytes,
+     * W is 16*32 = 512 values (2048 bytes) */
+    TId x = made2(tr, DT_F32, 8, 16);
+    uint32_t w = tr_param(tr, 16 * 32);
+    TId y = tr_linear(tr, x, 32, w, 0);
+    assert_int_equal(tr_dim(tr, y, 0), 8);
+    assert_int_equal(tr_dim(tr, y, -1), 32);
+    assert_int_equal(tr_dtype(tr, y), DT_F32);
+    assert_true(T(tr, x)->saved);     /* grad_weight = grad_y^T @ x */
+    assert_false(T(tr, y)->saved);
+    assert_true(T(tr, y)->grad);      /* W trains */
+    assert_false(T(tr, x)->grad);
+
+    PassMemory m;
+    tr_simulate(tr, true, false, &m);
+    /* forward: x (512) then y (1024) live together: 1536; y has no reader and
+     * is freed after op 2, x is saved: 512 at the end of the forward */
+    assert_int_equal(m.fwd_peak, 1536);
+    assert_int_equal(m.saved, 512);
+    assert_int_equal(m.graph, 512);
+    assert_int_equal(m.kept, 0);
+    /* backward of op 2: x (512) + W.grad (2048) appears: 2560 */
+    assert_int_equal(m.bwd_peak, 2560);
+    assert_int_equal(m.at_bwd_peak.param_grads, 2048);
+    assert_int_equal(m.at_bwd_peak.body, 512);
+}
+
+static void test_param_grads_only_when_new(void **state)
+{
+    Trace *tr = TR(state);
+    /* the same trace as above; with grads_exist the .grad of W (2048) is
+     * already allocated before the backward and the pass adds none: the
+     * backward peak is the saved x alone (512) */
+    TId x = made2(tr, DT_F32, 8, 16);
+    uint32_t w = tr_param(tr, 16 * 32);
+    tr_linear(tr, x, 32, w, 0);
+    PassMemory m;
+    tr_simulate(tr, true, true, &m);
+    assert_int_equal(m.bwd_peak, 512);
+    assert_int_equal(m.at_bwd_peak.param_grads, 0);
+    /* a frozen parameter gets no .grad at all (grads_exist=false): a frozen W
+     * on a fresh trace leaves the forward output without grad, nothing saved */
+    Fix *f = *state;
+    arena_free(&f->a);
+    arena_init(&f->a);
+    tr_init(tr, &f->a);
+    x = made2(tr, DT_F32, 8, 16);
+    w = tr_param_dtype(tr, 16 * 32, DT_F32, false);
+    TId y = tr_linear(tr, x, 32, w, 0);
+    assert_false(T(tr, y)->grad);
+    assert_false(T(tr, x)->saved);
+    tr_simulate(tr, true, false, &m);
+    assert_int_equal(m.saved, 0);
+    assert_int_equal(m.at_bwd_peak.param_grads, 0);
+}
+
+static void test_relu_saves_output(void **state)
+{
+    Trace *tr = TR(state);
+    /* op 1 x [8,16] fp32 512; op 2 h = linear(x) [8,32] fp32 1024;
+     * op 3 r = relu(h) [8,32] fp32 1024 */
+    TId x = made2(tr, DT_F32, 8, 16);
+    uint32_t w = tr_param(tr, 16 * 32);
+    TId h = tr_linear(tr, x, 32, w, 0);
+    TId r = tr_act(tr, h, ACT_RELU, false);
+    assert_true(T(tr, r)->saved);    /* relu's backward masks with its result */
+    assert_false(T(tr, h)->saved);
+    assert_true(T(tr, x)->saved);
+    assert_int_equal(tr_bytes(tr, r), 1024);
+
+    PassMemory m;
+    tr_simulate(tr, false, false, &m);
+    /* op 3 runs with x, h and r live: 512 + 1024 + 1024 = 2560; h is then
+     * freed, the forward ends with x and r: 1536 */
+    assert_int_equal(m.fwd_peak, 2560);
+    assert_int_equal(m.saved, 1536);
+}
+
+static void test_inplace_relu_after_batch_norm(void **state)
+{
+    Trace *tr = TR(state);
+    /* x [2,4,8,8] fp32 = 512 values = 2048 bytes; batch_norm over 4 channels
+     * saves x and its per-channel mean and inverse std (4 fp32 each: 16 bytes,
+     * 512 as allocated); y = bn(x) 2048 bytes */
+    int64_t dim[4] = {2, 4, 8, 8};
+    TId x = tr_new(tr, DT_F32, 4, dim);
+    uint32_t g = tr_param(tr, 4), b = tr_param(tr, 4);
+    TId y = tr_batch_norm(tr, x, g, b);
+    uint32_t tensors_before = tr->t.n;
+    TId r = tr_act(tr, y, ACT_RELU, true);
+    /* relu_ writes into y's storage: the result is a view of y, and y is
+     * what the backward keeps */
+    assert_int_equal(T(tr, r)->base, y);
+    assert_true(T(tr, y)->saved);
+    assert_true(T(tr, x)->saved);
+    assert_int_equal(tr->t.n, tensors_before + 1);   /* only the view's handle */
+    assert_int_equal(tr_dtype(tr, r), DT_F32);
+
+    PassMemory m;
+    tr_simulate(tr, false, false, &m);
+    /* x 2048 + y 2048 + mean 512 + inverse std 512 = 5120, and the relu_
+     * adds nothing (an out-of-place relu would add 2048: 7168) */
+    assert_int_equal(m.fwd_peak, 5120);
+    assert_int_equal(m.saved, 5120);
+
+    Fix *f = *state;
+    arena_free(&f->a);
+    arena_init(&f->a);
+    tr_init(tr, &f->a);
+    x = tr_new(tr, DT_F32, 4, dim);
+    g = tr_param(tr, 4);
+    b = tr_param(tr, 4);
+    tr_act(tr, tr_batch_norm(tr, x, g, b), ACT_RELU, false);
+    tr_simulate(tr, false, false, &m);
+    assert_int_equal(m.fwd_peak, 7168);
+}
+
+static void test_dropout_mask_only_in_training(void **state)
+{
+    Trace *tr = TR(state);
+    /* x [8,128] fp32 4096; h = linear(x) [8,128] fp32 4096; dropout's mask
+     * is one byte per element: 1024 bytes, bool */
+    TId x = made2(tr, DT_F32, 8, 128);
+    uint32_t w = tr_param(tr, 128 * 128);
+    TId h = tr_linear(tr, x, 128, w, 0);
+    TId d = tr_dropout(tr, h, 0.1);
+    assert_int_not_equal(d, h);
+    const TOp *op = last_op(tr);
+    assert_string_equal(op->name, "dropout");
+    TId mask = op->in[1];
+    assert_int_equal(tr_dtype(tr, mask), DT_BOOL);
+    assert_int_equal(tr_bytes(tr, mask), 1024);
+    assert_true(T(tr, mask)->saved);
+    assert_false(T(tr, h)->saved);
+    assert_false(T(tr, d)->saved);
+    PassMemory m;
+    tr_simulate(tr, false, false, &m);
+    assert_int_equal(m.saved, 4096 + 1024);   /* x (the linear's input) and the mask */
+
+    /* model.eval(): dropout is the identity, no op, no mask */
+    Fix *f = *state;
+    arena_free(&f->a);
+    arena_init(&f->a);
+    tr_init(tr, &f->a);
+    tr->training = false;
+    x = made2(tr, DT_F32, 8, 128);
+    w = tr_param(tr, 128 * 128);
+    h = tr_linear(tr, x, 128, w, 0);
+    assert_int_equal(tr_dropout(tr, h, 0.1), h);
+    assert_int_equal(count_ops(tr, "dropout"), 0);
+    tr_simulate(tr, false, false, &m);
+    assert_int_equal(m.saved, 4096);
+}
+
+/* ---- autocast ----------------------------------------------------------------------- */
+
+static void autocast_bf16(Trace *tr)
+{
+    tr->autocast_on = true;
+    tr->autocast = DT_BF16;
+}
+
+static void test_softmax_under_autocast_is_fp32(void **state)
+{
+    Trace *tr = TR(state);
+    TId x = made2(tr, DT_BF16, 4, 10);
+    /* without autocast softmax keeps its input's type */
+    assert_int_equal(tr_dtype(tr, tr_softmax(tr, x, false)), DT_BF16);
+    /* softmax is on autocast's fp32 list: a bf16 input gives an fp32 result
+     * (4*10*4 = 160 bytes, 512 as allocated) */
+    autocast_bf16(tr);
+    TId s = tr_softmax(tr, x, false);
+    assert_int_equal(tr_dtype(tr, s), DT_F32);
+    assert_int_equal(tr_bytes(tr, s), 512);
+    assert_int_equal(tr_dtype(tr, tr_softmax(tr, x, true)), DT_F32);   /* log_softmax too */
+}
+
+static void test_linear_under_autocast_saves_16bit_copies(void **state)
+{
+    Trace *tr = TR(state);
+    /* op 1 x [8,16] fp32 (512); op 2 h = linear(x, W1) [8,16] fp32 (512) with
+     * grad, outside autocast. Then under bf16 autocast, y = linear(h, W2):
+     * op 3 casts h to bf16 (8*16*2 = 256 -> 512), op 4 casts W2 (16*32 values,
+     * bf16: 1024 bytes), op 5 the linear, y [8,32] bf16 (512). */
+    TId x = made2(tr, DT_F32, 8, 16);
+    uint32_t w1 = tr_param(tr, 16 * 16), w2 = tr_param(tr, 16 * 32);
+    TId h = tr_linear(tr, x, 16, w1, 0);
+    autocast_bf16(tr);
+    TId y = tr_linear(tr, h, 32, w2, 0);
+    assert_int_equal(tr_dtype(tr, y), DT_BF16);
+    const TOp *op = last_op(tr);
+    assert_string_equal(op->name, "linear");
+    TId hc = op->in[0], wc = op->in[1];
+    assert_int_not_equal(hc, h);
+    assert_int_equal(tr_dtype(tr, hc), DT_BF16);
+    assert_true(T(tr, hc)->saved);        /* grad_W = grad_y^T @ (the bf16 input) */
+    assert_false(T(tr, h)->saved);        /* the fp32 original is not */
+    assert_int_not_equal(wc, 0);
+    assert_int_equal(tr_dtype(tr, wc), DT_BF16);
+    assert_int_equal(tr_bytes(tr, wc), 1024);
+    assert_true(T(tr, wc)->weight_copy);
+    assert_true(T(tr, wc)->saved);        /* grad_h = grad_y @ (the bf16 weight) */
+    assert_false(T(tr, y)->saved);
+
+    PassMemory m;
+    tr_simulate(tr, false, false, &m);
+    /* the end of the forward: x 512 (saved by W1's linear) + hc 512 + wc 1024 */
+    assert_int_equal(m.saved, 2048);
+    assert_int_equal(m.graph, 2048);
+    assert_int_equal(m.weight_copies, 1024);
+}
+
+static void test_weight_used_twice_is_cast_once(void **state)
+{
+    Trace *tr = TR(state);
+    /* two linears through the same fp32 W (16*16 values) inside one autocast
+     * region: one cast_weight, both linears read the same 16-bit copy (512
+     * bytes: 16*16*2) */
+    TId x = made2(tr, DT_F32, 8, 16);
+    uint32_t w0 = tr_param(tr, 16 * 16), w = tr_param(tr, 16 * 16);
+    TId h = tr_linear(tr, x, 16, w0, 0);   /* fp32, outside autocast */
+    autocast_bf16(tr);
+    TId a = tr_linear(tr, h, 16, w, 0);
+    TId first = last_op(tr)->in[1];
+    tr_linear(tr, a, 16, w, 0);
+    TId second = last_op(tr)->in[1];
+    assert_int_equal(count_ops(tr, "cast_weight"), 1);
+    assert_int_equal(first, second);
+    assert_int_equal(tr_bytes(tr, first), 512);
+    PassMemory m;
+    tr_simulate(tr, false, false, &m);
+    assert_int_equal(m.weight_copies, 512);
+}
+
+/* ---- no_grad ------------------------------------------------------------------------ */
+
+static void test_no_grad_saves_nothing(void **state)
+{
+    Trace *tr = TR(state);
+    tr->no_grad = true;
+    /* ops: 1 x [8,128] fp32 = 4096; 2 h = linear(x); 3 r = relu(h);
+     * 4 y = linear(r) (each [8,128] fp32, 4096); 5 target [8] int64 = 64 ->
+     * 512; 6 log_softmax(y) 4096; 7 nll_loss, a scalar (512). The loss saves
+     * its target whether or not anything needs a gradient, unless no_grad. */
+    TId x = made2(tr, DT_F32, 8, 128);
+    uint32_t w1 = tr_param(tr, 128 * 128), w2 = tr_param(tr, 128 * 128);
+    TId h = tr_linear(tr, x, 128, w1, 0);
+    TId r = tr_act(tr, h, ACT_RELU, false);
+    TId y = tr_linear(tr, r, 128, w2, 0);
+    int64_t n = 8;
+    TId target = tr_new(tr, DT_I64, 1, &n);
+    tr_cross_entropy(tr, y, target);
+    for (TId i = 1; i < tr->t.n; i++) {
+        assert_false(T(tr, i)->saved);
+        assert_false(T(tr, i)->grad);
+    }
+    PassMemory m;
+    tr_simulate(tr, false, false, &m);
+    assert_int_equal(m.saved, 0);
+    assert_int_equal(m.graph, 0);
+    /* each op's input dies after it: at most an input and an output are live
+     * (8192, not the four activations' 16384); the peak is op 6, y and its
+     * log_softmax with the target: 4096 + 4096 + 512 = 8704 */
+    assert_int_equal(m.fwd_peak, 8704);
+}
+
+/* ---- gradient checkpointing --------------------------------------------------------- */
+
+/* ops: 1 new x [8,128] (4096); 2 h0 = linear(x, W0) (4096);
+ *      -- checkpointed region, its input h0 --
+ *      3 a = linear(h0, W1); 4 r = relu(a) (saved); 5 b = linear(r, W2)
+ *      -- end --
+ *      6 loss = reduce(b) (a scalar, 512) */
+static void checkpointed(Trace *tr, bool ckpt)
+{
+    TId x = made2(tr, DT_F32, 8, 128);
+    uint32_t w0 = tr_param(tr, 128 * 128), w1 = tr_param(tr, 128 * 128), w2 = tr_param(tr, 128 * 128);
+    TId h0 = tr_linear(tr, x, 128, w0, 0);
+    if (ckpt)
+        tr_ckpt_begin(tr, h0);
+    TId a = tr_linear(tr, h0, 128, w1, 0);
+    TId r = tr_act(tr, a, ACT_RELU, false);
+    TId b = tr_linear(tr, r, 128, w2, 0);
+    if (ckpt)
+        tr_ckpt_end(tr);
+    tr_reduce(tr, b);
+}
+
+static void test_checkpoint_saves_region_input(void **state)
+{
+    Trace *tr = TR(state);
+    PassMemory m;
+    /* without checkpointing the forward ends with x, h0 and r saved: 12288 */
+    checkpointed(tr, false);
+    tr_simulate(tr, true, true, &m);
+    assert_int_equal(m.saved, 12288);
+
+    Fix *f = *state;
+    arena_free(&f->a);
+    arena_init(&f->a);
+    tr_init(tr, &f->a);
+    checkpointed(tr, true);
+    tr_simulate(tr, true, true, &m);
+    /* forward: x, h0, a, r at op 4: 16384; r (saved inside the region) is
+     * freed after its last use (op 5) like any temporary; the forward ends
+     * with x and the region's input h0: 8192 */
+    assert_int_equal(m.fwd_peak, 16384);
+    assert_int_equal(m.saved, 8192);
+    assert_int_equal(m.graph, 8192);
+    /* backward (grads_exist): entering the region at op 5 recomputes r
+     * (4096): x + h0 + r = 12288 live, plus the gradients of b and r
+     * (4096 each): 20480 */
+    assert_int_equal(m.bwd_peak, 20480);
+    assert_int_equal(m.at_bwd_peak.body, 12288);
+    assert_int_equal(m.at_bwd_peak.grads, 8192);
+    assert_int_equal(m.at_bwd_peak.param_grads, 0);
+}
+
+/* ---- kept tensors ------------------------------------------------------------------- */
+
+static void test_kept_survives_backward(void **state)
+{
+    Trace *tr = TR(state);
+    /* x = the script's input [8,128] fp32 4096 (kept); h = linear(x) 4096;
+     * y = relu(h) 4096, which the script keeps (tr_keep); out = linear(y) to
+     * 10 features: 8*10*4 = 320 -> 512 */
+    TId x = tr_input2(tr, DT_F32, 8, 128);
+    uint32_t w1 = tr_param(tr, 128 * 128), w2 = tr_param(tr, 128 * 10);
+    TId h = tr_linear(tr, x, 128, w1, 0);
+    TId y = tr_act(tr, h, ACT_RELU, false);
+    tr_keep(tr, y);
+    tr_linear(tr, y, 10, w2, 0);
+    assert_true(T(tr, x)->kept);
+    assert_true(T(tr, y)->kept);
+    assert_false(T(tr, h)->kept);
+    PassMemory m;
+    tr_simulate(tr, true, false, &m);
+    /* kept: x + y = 8192, whatever the backward frees */
+    assert_int_equal(m.kept, 8192);
+    assert_int_equal(m.saved, 8192);
+    /* the backward's peak is its last op (op 1, W1's grad: 128*128*4 = 65536,
+     * after W2's 128*10*4 = 5120), with the gradient of h (4096): x and y are
+     * still live there, 8192 + 4096 + 70656 = 82944 */
+    assert_int_equal(m.bwd_peak, 82944);
+    assert_int_equal(m.at_bwd_peak.body, 8192);
+    assert_int_equal(m.at_bwd_peak.param_grads, 70656);
+    /* a view keeps its base */
+    tr_keep(tr, tr_slice_last(tr, h, 64));
+    assert_true(T(tr, h)->kept);
+
+    /* the same without tr_keep(y): y is freed by relu's backward (op 2), so
+     * at op 1 only x is live: 4096 + 4096 + 70656 = 78848 */
+    Fix *f = *state;
+    arena_free(&f->a);
+    arena_init(&f->a);
+    tr_init(tr, &f->a);
+    x = tr_input2(tr, DT_F32, 8, 128);
+    w1 = tr_param(tr, 128 * 128);
+    w2 = tr_param(tr, 128 * 10);
+    tr_linear(tr, tr_act(tr, tr_linear(tr, x, 128, w1, 0), ACT_RELU, false), 10, w2, 0);
+    tr_simulate(tr, true, false, &m);
+    assert_int_equal(m.kept, 4096);
+    assert_int_equal(m.bwd_peak, 78848);
+    assert_int_equal(m.at_bwd_peak.body, 4096);
+}
+
+/* ---- parameters and rounding -------------------------------------------------------- */
+
+static void test_param_drop_removes_tied(void **state)
+{
+    Trace *tr = TR(state);
+    /* an embedding and a head of 1000 values each (fp32: 4000 -> 4096 bytes),
+     * then the head tied to the embedding: one of them is dropped */
+    uint32_t emb = tr_param(tr, 1000), head = tr_param(tr, 1000);
+    uint32_t frozen = tr_param_dtype(tr, 100, DT_BF16, false);   /* 200 -> 512 */
+    ParamTotals pt;
+    tr_param_totals(tr, &pt);
+    assert_int_equal(pt.total, 2100);
+    assert_int_equal(pt.trainable, 2000);
+    assert_int_equal(pt.bytes, 4096 + 4096 + 512);
+    assert_int_equal(pt.trainable_bytes, 8192);
+    assert_int_equal(pt.frozen_bytes, 512);
+    assert_int_equal(pt.raw_bytes, 8200);
+    assert_int_equal(pt.raw_trainable_bytes, 8000);
+    tr_param_drop(tr, head);
+    tr_param_totals(tr, &pt);
+    assert_int_equal(pt.total, 1100);
+    assert_int_equal(pt.trainable, 1000);
+    assert_int_equal(pt.bytes, 4096 + 512);
+    assert_int_equal(pt.trainable_bytes, 4096);
+    assert_int_equal(pt.raw_bytes, 4200);
+    (void)emb;
+    (void)frozen;
+    tr_param_drop(tr, 0);   /* no parameter: nothing */
+    tr_param_totals(tr, &pt);
+    assert_int_equal(pt.total, 1100);
+}
+
+static void test_alloc_round(void **state)
+{
+    Trace *tr = TR(state);
+    assert_int_equal(alloc_round(0), 0);
+    assert_int_equal(alloc_round(1), 512);
+    assert_int_equal(alloc_round(511), 512);
+    assert_int_equal(alloc_round(512), 512);
+    assert_int_equal(alloc_round(513), 1024);
+    assert_int_equal(alloc_round(1000000), 1000448);   /* 1954 * 512 = 1000448 */
+    /* tensors: [3,5] fp32 = 60 bytes -> 512; [100] int64 = 800 -> 1024;
+     * [1024,1024] bf16 = 2 MiB exactly */
+    TId a = made2(tr, DT_F32, 3, 5);
+    int64_t n = 100;
+    TId b = tr_new(tr, DT_I64, 1, &n);
+    TId c = made2(tr, DT_BF16, 1024, 1024);
+    assert_int_equal(tr_numel(tr, a), 15);
+    assert_int_equal(tr_bytes(tr, a), 512);
+    assert_int_equal(tr_bytes(tr, b), 1024);
+    assert_int_equal(tr_bytes(tr, c), 2u << 20);
+    assert_int_equal(dtype_size(DT_F32), 4);
+    assert_int_equal(dtype_size(DT_BF16), 2);
+    assert_int_equal(dtype_size(DT_I64), 8);
+    assert_int_equal(dtype_size(DT_BOOL), 1);
+}
+
+int main(void)
+{
+#define T_(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+    const struct CMUnitTest tests[] = {
+        T_(test_linear_saves_input_not_output), T_(test_param_grads_only_when_new),
+        T_(test_relu_saves_output), T_(test_inplace_relu_after_batch_norm),
+        T_(test_dropout_mask_only_in_training), T_(test_softmax_under_autocast_is_fp32),
+        T_(test_linear_under_autocast_saves_16bit_copies), T_(test_weight_used_twice_is_cast_once),
+        T_(test_no_grad_saves_nothing), T_(test_checkpoint_saves_region_input),
+        T_(test_kept_survives_backward), T_(test_param_drop_removes_tied), T_(test_alloc_round),
+    };
+#undef T_
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
