@@ -177,6 +177,7 @@ static ValueId try_remove_trivial_phi(Lowerer *L, ValueId phi)
 }
 
 static ValueId read_var(Lowerer *L, uint64_t var, BlockId b);
+static ValueId read_var_recursive(Lowerer *L, uint64_t var, BlockId b);
 
 static ValueId add_phi_operands(Lowerer *L, uint64_t var, ValueId phi)
 {
@@ -204,6 +205,33 @@ static ValueId new_phi(Lowerer *L, BlockId b, uint64_t var)
     return phi;
 }
 
+static ValueId undef_var(Lowerer *L, uint64_t var, BlockId b)
+{
+    ValueId v = ir_new_value(L, IR_UNDEF, 0, b);
+    fn(L)->values.v[v].name = (uint32_t)var;   /* which variable: a builtin at module level */
+    return v;
+}
+
+/* Up a chain of sealed single-predecessor blocks, iteratively: a long chain
+ * must not recurse once per block, and a cycle of such blocks (unreachable
+ * code after a raise or return) has no definition at all. */
+static ValueId read_single_pred_chain(Lowerer *L, uint64_t var, BlockId b)
+{
+    BlockId p = fn(L)->blocks.v[b].preds.v[0];
+    for (uint32_t steps = 0; steps <= fn(L)->blocks.n; steps++) {
+        ValueId d = lookup_def(L, var, p);
+        if (d)
+            return ir_resolve(fn(L), d);
+        const IrBlock *pb = &fn(L)->blocks.v[p];
+        if (!pb->sealed || pb->preds.n != 1)
+            return read_var_recursive(L, var, p);
+        if (p == b)
+            break;
+        p = pb->preds.v[0];
+    }
+    return undef_var(L, var, b);
+}
+
 static ValueId read_var_recursive(Lowerer *L, uint64_t var, BlockId b)
 {
     IrBlock *blk = &fn(L)->blocks.v[b];
@@ -213,10 +241,9 @@ static ValueId read_var_recursive(Lowerer *L, uint64_t var, BlockId b)
         IncompletePhi ip = {b, var, v};
         VEC_PUSH(L->A, L->fs->incomplete, ip);
     } else if (blk->preds.n == 1) {
-        v = read_var(L, var, blk->preds.v[0]);
+        v = read_single_pred_chain(L, var, b);
     } else if (blk->preds.n == 0) {
-        v = ir_new_value(L, IR_UNDEF, 0, b);
-        fn(L)->values.v[v].name = (uint32_t)var;   /* which variable: a builtin at module level */
+        v = undef_var(L, var, b);
     } else {
         v = new_phi(L, b, var);
         ir_write_var(L, var, b, v);

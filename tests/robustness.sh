@@ -86,6 +86,38 @@ expect "unterminated docstring at EOF" "$TMP/trunc.py" 1 'E999 unterminated trip
 expect "missing file" "$TMP/nonexistent.py" 1 'nonexistent.py:1:1: E902 No such file or directory'
 mkdir -p "$TMP/dir.py"
 expect "directory named .py" "$TMP/dir.py" 0 'All checks passed'
+# found by the fuzzer: a loop in unreachable code after `raise` made the SSA
+# construction recurse around the loop forever
+expect "loop after raise (fuzz)" "$(dirname "$0")/fuzz/regress_unreachable_loop.py" 1 ':17:13: TG003'
+{ printf 'raise\n'; for i in $(seq 1 3000); do printf 'if x:\n    y = %d\n' "$i"; done; printf 'print(y)\n'; } > "$TMP/deadchain.py"
+expect "3,000 ifs after raise" "$TMP/deadchain.py" 0 'All checks passed'
+
+# pfc estimate on files that are not training scripts, or are pathological:
+# an answer (a number or a reason), never a crash or a hang
+estimate_ok() {
+    local name=$1 file=$2
+    timeout 60 "$PFC" estimate --json "$file" > "$TMP/est" 2>&1
+    local status=$?
+    if [ "$status" -gt 1 ] || ! grep -q '"error"' "$TMP/est"; then
+        bad "estimate: $name" "exit status $status: $(head -c 300 "$TMP/est")"
+    else
+        ok "estimate: $name"
+    fi
+}
+estimate_ok "loop after raise (fuzz)" "$(dirname "$0")/fuzz/regress_unreachable_loop.py"
+estimate_ok "200,000-term sum" "$TMP/chain.py"
+estimate_ok "100,000-long attribute chain" "$TMP/attrs.py"
+{ echo 'import torch'; echo 'def f(n):'; echo '    return f(n + 1)'; echo 'class M(torch.nn.Module):';
+  echo '    def forward(self, x):'; echo '        return f(x)'; echo 'm = M()'; echo 'm(torch.randn(2)).sum().backward()'; } > "$TMP/recurse.py"
+estimate_ok "infinite recursion in forward" "$TMP/recurse.py"
+{ echo 'import torch'; echo 'class M(torch.nn.Module):'; echo '    def forward(self, x):';
+  echo '        while True:'; echo '            x = x + 1'; echo '        return x';
+  echo 'M()(torch.randn(2)).sum().backward()'; } > "$TMP/spin.py"
+estimate_ok "endless loop in forward" "$TMP/spin.py"
+{ echo 'import torch'; echo 'import torch.nn as nn';
+  echo 'm = nn.Sequential(*[nn.Linear(64, 64) for _ in range(20000)]).cuda()';
+  echo 'm(torch.randn(8, 64, device="cuda")).sum().backward()'; } > "$TMP/wide.py"
+estimate_ok "20,000-layer model" "$TMP/wide.py"
 
 echo "robustness: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
