@@ -141,9 +141,22 @@ static void count(Buf *b, uint64_t n)
         buf_printf(b, "%.3g M", (double)n / 1e6);
 }
 
+/* GiB, or MiB below one GiB (small scripts would read 0.00 GiB) */
+static const char *size(char *out, size_t n, uint64_t bytes)
+{
+    if (!bytes)
+        snprintf(out, n, "0");
+    else if (bytes >= (1ull << 30))
+        snprintf(out, n, "%.2f GiB", gib(bytes));
+    else
+        snprintf(out, n, "%.1f MiB", (double)bytes / (double)(1u << 20));
+    return out;
+}
+
 static void cell(Buf *b, const char *name, uint64_t bytes, bool right)
 {
-    buf_printf(b, "%s%-18s %9.2f GiB%s", right ? "      " : "  ", name, gib(bytes), right ? "\n" : "");
+    char s[32];
+    buf_printf(b, "%s%-18s %13s%s", right ? "      " : "  ", name, size(s, sizeof s, bytes), right ? "\n" : "");
 }
 
 static void breakdown(Buf *b, const Estimate *e)
@@ -162,7 +175,7 @@ static void breakdown(Buf *b, const Estimate *e)
         if (l)
             cell(b, left[i].name, left[i].bytes, false);
         else
-            buf_printf(b, "%34s", "");
+            buf_printf(b, "%38s", "");
         if (r)
             cell(b, right[i].name, right[i].bytes, true);
         else
@@ -171,8 +184,10 @@ static void breakdown(Buf *b, const Estimate *e)
     cell(b, "allocator slack", e->reserved_peak - e->allocated_peak, false);
     cell(b, "CUDA context", CUDA_CONTEXT_BYTES, true);
     buf_puts(b, "  ─────────────────────────────────────────────────────────────────────\n");
-    buf_printf(b, "  projected peak   %9.2f GiB  (%.2f – %.2f)      allocated peak %.2f GiB\n",
-               gib(e->projected_peak), gib(e->projected_low), gib(e->projected_high), gib(e->allocated_peak));
+    char p[32], lo[32], hi[32], al[32];
+    buf_printf(b, "  projected peak   %13s  (%s – %s)      allocated peak %s\n",
+               size(p, sizeof p, e->projected_peak), size(lo, sizeof lo, e->projected_low),
+               size(hi, sizeof hi, e->projected_high), size(al, sizeof al, e->allocated_peak));
 }
 
 static void header(Buf *b, const Report *r)

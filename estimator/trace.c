@@ -631,6 +631,8 @@ TId tr_cross_entropy(Trace *tr, TId logits, TId target)
      * so no fp32 copy of the logits exists and the input's gradient comes
      * back in 16 bits. The calibration's nanoGPT runs show exactly this:
      * one fp32 and one 16-bit logits-sized gradient at the backward's start. */
+    if (!tr->head_op)
+        tr->head_op = tr->ops.n + 1;   /* the loss's tensors are "logits + loss" */
     TId ls = tr_softmax(tr, logits, true);
     int64_t one = 1;
     TId loss = new_tensor(tr, tr_dtype(tr, ls), 0, &one, needs_grad(tr, ls));
