@@ -100,9 +100,14 @@ static void json(Buf *b, const Report *r)
         buf_puts(b, "  \"target\": null,\n  \"fits\": null,\n");
     }
     buf_puts(b, "  \"assumptions\": [");
-    for (uint32_t i = 0; r->cfg && i < r->cfg->assumptions.n; i++) {
-        buf_puts(b, i ? ", " : "");
+    uint32_t k = 0;
+    for (uint32_t i = 0; r->cfg && i < r->cfg->assumptions.n; i++, k++) {
+        buf_puts(b, k ? ", " : "");
         put_json_str(b, r->cfg->assumptions.v[i]);
+    }
+    for (uint32_t i = 0; !r->error && i < e->nnotes; i++, k++) {
+        buf_puts(b, k ? ", " : "");
+        put_json_str(b, e->notes[i]);
     }
     buf_puts(b, "],\n  \"remediation\": [");
     for (uint32_t i = 0; r->rem && i < r->rem->list.n; i++) {
@@ -256,8 +261,9 @@ static void text(Buf *b, const Report *r)
     breakdown(b, e);
     if (r->gpu)
         verdict(b, r);
-    for (uint32_t i = 0; i < c->assumptions.n; i++)
-        buf_printf(b, "%s  assumed: %s\n", i ? "" : "\n", c->assumptions.v[i]);
+    for (uint32_t i = 0; i < c->assumptions.n + e->nnotes; i++)
+        buf_printf(b, "%s  assumed: %s\n", i ? "" : "\n",
+                   i < c->assumptions.n ? c->assumptions.v[i] : e->notes[i - c->assumptions.n]);
     if (r->verbose) {
         buf_printf(b, "\nSaved for backward (and kept) when the forward returns: %.3f GiB\n",
                    gib(e->saved_end_of_forward));

@@ -174,6 +174,13 @@ static void read_call(Reader *r, Interp *in, int fi, const IrValue *v)
             cfg->fused = true;
             cfg->optimizer_name = "adamw_torch_fused (the Trainer's default)";
         }
+    } else if (qual_is(r, q, "accelerate.Accelerator")) {
+        /* prepare() wraps the model's forward in autocast */
+        const char *mp = kw_str(&k, "mixed_precision");
+        cfg->accelerate_mp = mp && strcmp(mp, "bf16") == 0 ? 1 : mp && strcmp(mp, "fp16") == 0 ? 2 : 0;
+        int64_t n;
+        if (kw_int(&k, "gradient_accumulation_steps", &n) && n > 1)
+            cfg->accumulation = n;
     } else if (qual_is(r, q, "peft.LoraConfig")) {
         int64_t rank;
         if (kw_int(&k, "r", &rank) && rank > 0)

@@ -35,6 +35,7 @@ typedef struct EstimateConfig {
     bool trainer;                 /* the Hugging Face Trainer runs the loop */
     bool trainer_autocast;        /* TrainingArguments(bf16=True / fp16=True) */
     bool trainer_fp16;
+    int accelerate_mp;            /* Accelerator(mixed_precision=): 0 no, 1 bf16, 2 fp16 */
     Shard shard;
     int64_t world_size;
     bool chunked_ce;              /* remedy: the loss computed in chunks (no full logits copies) */
@@ -65,6 +66,8 @@ typedef struct Estimate {
     bool hf;                      /* a Hugging Face model from the snapshot */
     bool builtin;                 /* known by name (snapshot or torchvision) */
     int weight_dtype, autocast_dtype;   /* DType; autocast_dtype -1 without autocast */
+    const char **notes;           /* what the interpretation assumed */
+    uint32_t nnotes;
 } Estimate;
 
 /* Reads the configuration; always succeeds (what it cannot see it assumes). */

@@ -38,9 +38,10 @@
  *    result + B(A(dropout(x))) * scaling; cast back to the result dtype.
  *    With gradient checkpointing PEFT makes the embedding output require grad.
  *
- * Dropout probabilities are the published configs': GPT-2 0.1 (embeddings,
- * attention, residual), OPT 0.1 (residual), Phi-2 0.1 (residual), BERT 0.1,
- * T5 0.1, Pythia / Llama family 0. They act only when tr->training. */
+ * Dropout probabilities are the configurations' (as the calibration builds
+ * them): GPT-2 0.1 (embeddings, attention, residual), OPT 0.1 (residual),
+ * BERT 0.1, T5 0.1, Phi-2 / Pythia / Llama family 0. They act only when
+ * tr->training. */
 #include "hf.h"
 #include <ctype.h>
 #include <string.h>
@@ -51,6 +52,8 @@ typedef struct M {
     const HfOptions *o;
     int64_t b, s, d, h, kvh, hd, ff, V;
     bool cache;        /* a DynamicCache is filled */
+    bool keep_cache;   /* ... and the returned output holds it */
+    uint32_t emb;      /* the word embedding (tied heads) */
     bool ckpt;         /* each layer is a checkpoint region */
     bool eager;
     TId cos, sin;      /* rotary tables, (1, 1, s, rot) */
@@ -230,8 +233,10 @@ static void cache_update(M *m, TId *k, TId *v, bool *kb, bool *vb)
     int64_t dv[4] = {tr_dim(tr, *v, 0), tr_dim(tr, *v, 1), tr_dim(tr, *v, 2), tr_dim(tr, *v, 3)};
     *k = tr_copy(tr, *k, 4, dk);
     *v = tr_copy(tr, *v, 4, dv);
-    tr_keep(tr, *k);
-    tr_keep(tr, *v);
+    if (m->keep_cache) {
+        tr_keep(tr, *k);
+        tr_keep(tr, *v);
+    }
     *kb = *vb = true;
 }
 
@@ -329,9 +334,13 @@ static TId position_ids(M *m, int64_t rows)
 
 /* ---- families ------------------------------------------------------------------------------ */
 
-/* GPT2LMHeadModel: wte + wpe, dropout; blocks ln_1, c_attn (fused qkv, split
- * into views), attention (attn_pdrop inside), c_proj, resid dropout, ln_2,
- * c_fc, gelu_new (Python tanh formula), c_proj, dropout; ln_f; tied head. */
+/* ---- families: each records its base model (*Model) and returns the last
+ * hidden state; m->emb is the word embedding a tied head reuses ---------------- */
+
+/* GPT2Model: wte + wpe, dropout; blocks ln_1, c_attn (fused qkv, split into
+ * views), attention (attn_pdrop inside), c_proj, resid dropout, ln_2, c_fc,
+ * gelu_new (Python tanh formula), c_proj, dropout; ln_f. (GPT2LMHeadModel's
+ * head is tied to wte.) */
 static TId gpt2(M *m, TId ids)
 {
     Trace *tr = m->tr;
@@ -354,14 +363,14 @@ static TId gpt2(M *m, TId ids)
         x = tr_add(tr, x, f);
         layer_end(m, x);
     }
-    x = layer_norm(m, x);
-    head_begins(m);
-    return tr_linear(tr, x, m->V, wte, 0);
+    m->emb = wte;
+    return layer_norm(m, x);
 }
 
-/* GPTNeoXForCausalLM (Pythia): fused query_key_value viewed as (b, s, h,
- * 3*hd) and chunked; partial rotary (rotary_pct 0.25) concatenated back;
- * parallel residual: h + attn(ln1(h)) + mlp(ln2(h)); separate embed_out. */
+/* GPTNeoXModel (Pythia): fused query_key_value viewed as (b, s, h, 3*hd)
+ * and chunked; partial rotary (rotary_pct 0.25) concatenated back; parallel
+ * residual: h + attn(ln1(h)) + mlp(ln2(h)); final LayerNorm. (The causal-LM
+ * head, embed_out, is separate.) */
 static TId neox(M *m, TId ids)
 {
     Trace *tr = m->tr;
@@ -383,15 +392,14 @@ static TId neox(M *m, TId ids)
         x = tr_add(tr, tr_add(tr, f, o), x);
         layer_end(m, x);
     }
-    x = layer_norm(m, x);
-    uint32_t out = m->a->tied ? emb : param(m, m->V * d);
-    head_begins(m);
-    return tr_linear(tr, x, m->V, out, 0);
+    m->emb = emb;
+    return layer_norm(m, x);
 }
 
-/* OPTForCausalLM (pre-LN, do_layer_norm_before): token + learned positions
+/* OPTModel (pre-LN, do_layer_norm_before): token + learned positions
  * (offset 2, ids from the attention mask's cumsum); q_proj output scaled;
- * dropout 0.1 after out_proj and fc2; ReLU MLP; final LayerNorm; tied head. */
+ * dropout 0.1 after out_proj and fc2; ReLU MLP; final LayerNorm. (The
+ * causal-LM head is tied.) */
 static TId opt(M *m, TId ids)
 {
     Trace *tr = m->tr;
@@ -414,9 +422,8 @@ static TId opt(M *m, TId ids)
         x = tr_add(tr, x, tr_dropout(tr, f, p));
         layer_end(m, x);
     }
-    x = layer_norm(m, x);
-    head_begins(m);
-    return tr_linear(tr, x, m->V, emb, 0);
+    m->emb = emb;
+    return layer_norm(m, x);
 }
 
 static bool name_has(const char *name, const char *needle)
@@ -432,10 +439,10 @@ static bool name_has(const char *name, const char *needle)
     return false;
 }
 
-/* LlamaForCausalLM and the models that share its structure: Mistral, Qwen2
- * (q/k/v biases), Gemma (embeddings * sqrt(d), GemmaRMSNorm, GELU-tanh MLP,
+/* LlamaModel and the models that share its structure: Mistral, Qwen2 (q/k/v
+ * biases), Gemma (embeddings * sqrt(d), GemmaRMSNorm, GELU-tanh MLP,
  * head_dim 256, tied head). RMSNorm, rotary on q and k, SwiGLU-style MLP
- * down(act(gate(x)) * up(x)). */
+ * down(act(gate(x)) * up(x)); final norm. */
 static TId llama(M *m, TId ids)
 {
     Trace *tr = m->tr;
@@ -469,20 +476,22 @@ static TId llama(M *m, TId ids)
         x = tr_add(tr, x, lin(m, tr_mul(tr, g, u), m->ff, d, false, LORA_DOWN));
         layer_end(m, x);
     }
-    x = norm(m, x);
-    uint32_t head = a->tied ? emb : param(m, m->V * d);
-    head_begins(m);
-    return tr_linear(tr, x, m->V, head, 0);
+    m->emb = emb;
+    return norm(m, x);
 }
 
-/* PhiForCausalLM (phi-2): one LayerNorm feeding attention and MLP in
- * parallel; q/k/v/dense with biases; partial rotary (0.4) concatenated back;
- * gelu_new MLP; resid dropout on both branches; head with bias. */
+/* PhiModel (phi-2): one LayerNorm feeding attention and MLP in parallel;
+ * q/k/v/dense with biases; partial rotary (0.4) concatenated back; gelu_new
+ * MLP; resid dropout on both branches; final LayerNorm. (PhiForCausalLM's
+ * head has a bias.) */
 static TId phi(M *m, TId ids)
 {
     Trace *tr = m->tr;
     int64_t d = m->d, h = m->h, hd = m->hd, rot = (hd * 2 / 5) & ~(int64_t)1;
-    const double p = 0.1;
+    /* The snapshot's configuration is the calibration's (shared/calibration/
+     * archs.py), which leaves PhiConfig's defaults in place: resid_pdrop 0.
+     * (microsoft/phi-2's own config.json says 0.1.) */
+    const double p = 0.0;
     uint32_t emb = param(m, m->V * d);
     TId x = tr_embedding(tr, ids, d, emb);
     rotary_tables(m, rot);
@@ -502,15 +511,19 @@ static TId phi(M *m, TId ids)
         x = tr_add(tr, tr_add(tr, o, tr_dropout(tr, f, p)), x);
         layer_end(m, x);
     }
-    x = layer_norm(m, x);
-    uint32_t w = param(m, m->V * d), b = param(m, m->V);
-    head_begins(m);
-    return tr_linear(tr, x, m->V, w, b);
+    m->emb = emb;
+    return layer_norm(m, x);
 }
 
-/* BertModel (post-LN encoder, with pooler) + a masked-LM projection onto the
- * tied word embeddings. Bidirectional: no mask without padding. */
-static TId bert(M *m, TId ids)
+static bool is_roberta(const Arch *a) { return name_has(a->name, "roberta"); }
+
+/* BertModel / RobertaModel's embeddings and post-LN encoder (the pooler is
+ * bert_pooler). Bidirectional: without padding create_bidirectional_mask
+ * gives no mask, for SDPA and eager alike. SDPA by default (dropout 0.1 in
+ * training inside the kernel). RoBERTa's position ids come from the input
+ * ids (cumsum of the non-padding mask, (b, s)) where BERT slices its (1, s)
+ * buffer; `roberta_ids` records that (the default head keeps BERT's). */
+static TId bert(M *m, TId ids, bool roberta_ids)
 {
     Trace *tr = m->tr;
     int64_t d = m->d, h = m->h, hd = m->hd;
@@ -518,9 +531,10 @@ static TId bert(M *m, TId ids)
     uint32_t we = param(m, m->V * d), pe = param(m, (int64_t)m->a->positions * d);
     uint32_t te = param(m, (int64_t)m->a->extra * d);
     int64_t bs[2] = {m->b, m->s};
-    TId tt = tr_view(tr, position_ids(m, 1), 2, bs);   /* the token_type_ids buffer, expanded */
+    int64_t rows = roberta_ids ? m->b : 1;
+    TId tt = tr_view(tr, position_ids(m, rows), 2, bs);   /* the token_type_ids buffer, gathered */
     TId x = tr_add(tr, tr_embedding(tr, ids, d, we), tr_embedding(tr, tt, d, te));
-    x = tr_add(tr, x, tr_embedding(tr, position_ids(m, 1), d, pe));
+    x = tr_add(tr, x, tr_embedding(tr, position_ids(m, rows), d, pe));
     x = tr_dropout(tr, layer_norm(m, x), p);
     for (uint32_t l = 0; l < m->a->layers; l++) {
         layer_begin(m, x);
@@ -535,11 +549,22 @@ static TId bert(M *m, TId ids)
         x = layer_norm(m, tr_add(tr, f, x));
         layer_end(m, x);
     }
-    int64_t first[2] = {m->b, d};
-    TId pooled = lin(m, tr_view(tr, x, 2, first), d, d, true, 0);
-    (void)tr_act(tr, pooled, ACT_TANH, false);
-    head_begins(m);
-    return tr_linear(tr, x, m->V, we, 0);
+    m->emb = we;
+    return x;
+}
+
+/* hidden_states[:, 0] (a view of the last hidden state, (b, d)) */
+static TId first_token(M *m, TId x)
+{
+    int64_t first[2] = {m->b, m->d};
+    return tr_view(m->tr, x, 2, first);
+}
+
+/* BertPooler: dense on the first token, tanh. */
+static TId bert_pooler(M *m, TId x)
+{
+    TId pooled = lin(m, first_token(m, x), m->d, m->d, true, 0);
+    return tr_act(m->tr, pooled, ACT_TANH, false);
 }
 
 /* A T5 attention block (eager: scores + position bias, softmax in fp32, cast
@@ -584,18 +609,16 @@ static TId t5_bias(M *m, bool causal)
     return tr_add(tr, e, fresh(tr, tr_dtype(tr, e), 4, md));
 }
 
-/* T5ForConditionalGeneration (v1.0): shared embedding; encoder blocks
- * (self-attention, ReLU FF), decoder blocks (causal self-attention,
- * cross-attention on the encoder output, FF); RMS LayerNorms; dropout 0.1;
- * the decoder output scaled by d^-0.5 into the tied head. Approximations:
- * T5LayerNorm recorded as HF's RMSNorm, the cross-attention bias as a
- * (1, h, s, s) zeros tensor, decoder length = encoder length. */
-static TId t5(M *m, TId ids)
+/* T5 (v1.0): the shared embedding; the encoder stack (self-attention, ReLU
+ * FF), final RMS norm and dropout: T5EncoderModel's output. RMS LayerNorms;
+ * dropout 0.1. Approximation: T5LayerNorm recorded as HF's RMSNorm. */
+static TId t5_encoder(M *m, TId ids)
 {
     Trace *tr = m->tr;
     int64_t d = m->d;
     const double p = 0.1;
     uint32_t shared = param(m, m->V * d);
+    m->emb = shared;
     bool cache = m->cache;
     m->cache = false;   /* the encoder has no cache */
     TId x = tr_dropout(tr, tr_embedding(tr, ids, d, shared), p);
@@ -607,8 +630,21 @@ static TId t5(M *m, TId ids)
     }
     TId enc = tr_dropout(tr, rms_norm(m, x), p);
     m->cache = cache;
+    return enc;
+}
+
+/* The decoder stack on decoder_input_ids (labels or input ids shifted right:
+ * a new (b, s) tensor; decoder length = encoder length): causal
+ * self-attention, cross-attention on the encoder output, FF; final RMS norm
+ * and dropout: T5Model's output. Approximation: the cross-attention bias as
+ * a (1, h, s, s) zeros tensor. */
+static TId t5_decoder(M *m, TId enc)
+{
+    Trace *tr = m->tr;
+    int64_t d = m->d;
+    const double p = 0.1;
     int64_t bs[2] = {m->b, m->s}, zd[4] = {1, m->h, m->s, m->s};
-    TId y = tr_dropout(tr, tr_embedding(tr, fresh(tr, DT_I64, 2, bs), d, shared), p);
+    TId y = tr_dropout(tr, tr_embedding(tr, fresh(tr, DT_I64, 2, bs), d, m->emb), p);
     TId sbias = t5_bias(m, true);
     TId xbias = fresh(tr, tr->weight_dtype, 4, zd);
     for (uint32_t l = 0; l < m->a->extra; l++) {
@@ -618,12 +654,10 @@ static TId t5(M *m, TId ids)
         y = t5_ff(m, y, p);
         layer_end(m, y);
     }
-    y = tr_scale(tr, tr_dropout(tr, rms_norm(m, y), p));
-    head_begins(m);
-    return tr_linear(tr, y, m->V, shared, 0);
+    return tr_dropout(tr, rms_norm(m, y), p);
 }
 
-/* ---- the loss ------------------------------------------------------------------------------ */
+/* ---- losses ------------------------------------------------------------------------------ */
 
 /* ForCausalLMLoss: logits.float(); labels padded by one column and shifted
  * (a contiguous int64 copy); cross_entropy. */
@@ -636,22 +670,349 @@ static TId causal_lm_loss(M *m, TId logits, TId labels)
     return tr_cross_entropy(tr, tr_cast(tr, logits, DT_F32), shift);
 }
 
+/* CrossEntropyLoss on logits.view(-1, n) against labels.view(-1) (b*s rows),
+ * the logits as they are; `upcast`: loss_utils' ForTokenClassification, which
+ * takes logits.float() first. */
+static TId token_loss(M *m, TId logits, TId labels, int64_t n, bool upcast)
+{
+    Trace *tr = m->tr;
+    int64_t flat = m->b * m->s, dim2[2] = {flat, n};
+    TId l = tr_view(tr, logits, 2, dim2);
+    if (upcast)
+        l = tr_cast(tr, l, DT_F32);
+    return tr_cross_entropy(tr, l, tr_view(tr, labels, 1, &flat));
+}
+
+/* The sequence-classification loss on (b, n) logits (problem_type from
+ * num_labels and integer labels): MSELoss(logits.squeeze(), labels.squeeze())
+ * for one label, else CrossEntropyLoss on logits.view(-1, n) against the
+ * script's (b,) labels. */
+static TId seq_cls_loss(M *m, TId logits, int64_t n)
+{
+    Trace *tr = m->tr;
+    int64_t b = m->b;
+    if (n == 1)
+        return tr_mse(tr, tr_view(tr, logits, 1, &b));
+    return tr_cross_entropy(tr, logits, fresh(tr, DT_I64, 1, &b));
+}
+
+/* qa_outputs' (b, s, 2) logits split into start and end: squeeze(-1) views
+ * made .contiguous(), (b, s) copies each. With positions given (o->labels):
+ * each clamped (a new (b,) tensor), CrossEntropyLoss(ignore_index=s) on
+ * start and end, (start_loss + end_loss) / 2. */
+static TId qa_split(M *m, TId logits, TId *loss)
+{
+    Trace *tr = m->tr;
+    int64_t bs[2] = {m->b, m->s}, b = m->b;
+    TId start = tr_copy(tr, logits, 2, bs), end = tr_copy(tr, logits, 2, bs);
+    if (m->o->labels) {
+        TId ls = tr_cross_entropy(tr, start, fresh(tr, DT_I64, 1, &b));
+        TId le = tr_cross_entropy(tr, end, fresh(tr, DT_I64, 1, &b));
+        *loss = tr_scale(tr, tr_add(tr, ls, le));
+    }
+    return start;
+}
+
+/* ---- heads ------------------------------------------------------------------------------- */
+
+static int64_t labels_of(const HfOptions *o) { return o->num_labels > 0 ? o->num_labels : 2; }
+
+/* The causal-LM projection of GPT-2, NeoX, OPT, Llama and Phi: tied to the
+ * word embedding or its own weight, as the snapshot says (Phi's has a bias). */
+static TId lm_head(M *m, TId h)
+{
+    uint32_t w = m->emb, b = 0;
+    switch (m->a->family) {
+    case FAM_NEOX: case FAM_LLAMA:
+        if (!m->a->tied)
+            w = param(m, m->V * m->d);
+        break;
+    case FAM_PHI:
+        w = param(m, m->V * m->d);
+        b = param(m, m->V);
+        break;
+    default:   /* GPT-2, OPT: tied */
+        break;
+    }
+    head_begins(m);
+    return tr_linear(m->tr, h, m->V, w, b);
+}
+
+/* The decoder-only families' heads on the base model's last hidden state h.
+ *  - sequence classification (GPT2ForSequenceClassification,
+ *    GPTNeoX/OPT's own, GenericForSequenceClassification for Llama-style
+ *    and Phi): score = Linear(d, n, bias=False) on every position, then
+ *    logits[arange(b), last_non_pad_token] (an index copy, (b, n); the
+ *    (b, s) int32 padding arithmetic that finds the index is not recorded);
+ *  - token classification (GPT2ForTokenClassification,
+ *    GenericForTokenClassification): dropout (classifier_dropout, else
+ *    hidden_dropout, else 0.1: 0.1 for every snapshot config), Linear(d, n)
+ *    with bias; GPT-2 computes CrossEntropyLoss inline, the generic class
+ *    through ForTokenClassification (logits.float() first);
+ *  - question answering (GPT2/GPTNeoX/OPT's own, GenericForQuestionAnswering):
+ *    qa_outputs = Linear(d, 2). */
+static TId decoder_head(M *m, TId ids, TId h, TId *loss)
+{
+    Trace *tr = m->tr;
+    const HfOptions *o = m->o;
+    int64_t n = labels_of(o);
+    switch (o->head) {
+    case HF_HEAD_DEFAULT: case HF_HEAD_CAUSAL_LM: {
+        TId out = lm_head(m, h);
+        if (o->labels)
+            *loss = causal_lm_loss(m, out, ids);
+        return out;
+    }
+    case HF_HEAD_SEQ_CLS: {
+        head_begins(m);
+        TId all = lin(m, h, m->d, n, false, 0);
+        int64_t bn[2] = {m->b, n};
+        TId pooled = tr_copy(tr, all, 2, bn);
+        if (o->labels)
+            *loss = seq_cls_loss(m, pooled, n);
+        return pooled;
+    }
+    case HF_HEAD_TOKEN_CLS: {
+        head_begins(m);
+        TId out = lin(m, tr_dropout(tr, h, 0.1), m->d, n, true, 0);
+        if (o->labels)
+            *loss = token_loss(m, out, ids, n, m->a->family != FAM_GPT2);
+        return out;
+    }
+    case HF_HEAD_QA:
+        head_begins(m);
+        return qa_split(m, lin(m, h, m->d, 2, true, 0), loss);
+    case HF_HEAD_BASE:
+        return h;
+    default:
+        return 0;
+    }
+}
+
+/* BERT / RoBERTa heads on the encoder output x (see hf.h). Losses are
+ * CrossEntropyLoss inline on the logits as they are, except the causal-LM
+ * head's (ForCausalLMLoss). classifier_dropout is None in both configs, so
+ * hidden_dropout_prob (0.1) applies. */
+static TId bert_head(M *m, TId ids, TId x, TId *loss)
+{
+    Trace *tr = m->tr;
+    const HfOptions *o = m->o;
+    int64_t d = m->d, n = labels_of(o);
+    const double p = 0.1;
+    switch (o->head) {
+    case HF_HEAD_DEFAULT: {
+        /* BertModel's pooler, then the bare projection onto the tied
+         * embeddings (no transform, no decoder bias) */
+        (void)bert_pooler(m, x);
+        head_begins(m);
+        TId out = tr_linear(tr, x, m->V, m->emb, 0);
+        if (o->labels)
+            *loss = token_loss(m, out, ids, m->V, false);
+        return out;
+    }
+    case HF_HEAD_MASKED_LM: case HF_HEAD_CAUSAL_LM: {
+        /* BertOnlyMLMHead / RobertaLMHead: dense, GELU, LayerNorm; decoder
+         * weight tied to the word embeddings, its bias tied to the head's
+         * vocab-sized bias (one parameter) */
+        head_begins(m);
+        TId t = tr_act(tr, lin(m, x, d, d, true, 0), ACT_GELU, false);
+        t = layer_norm(m, t);
+        TId out = tr_linear(tr, t, m->V, m->emb, param(m, m->V));
+        if (o->labels)
+            *loss = o->head == HF_HEAD_CAUSAL_LM ? causal_lm_loss(m, out, ids)
+                                                 : token_loss(m, out, ids, m->V, false);
+        return out;
+    }
+    case HF_HEAD_SEQ_CLS: {
+        TId out;
+        if (is_roberta(m->a)) {
+            /* RobertaClassificationHead on <s>; RobertaModel without pooler */
+            head_begins(m);
+            TId c = tr_dropout(tr, first_token(m, x), p);
+            c = tr_act(tr, lin(m, c, d, d, true, 0), ACT_TANH, false);
+            out = lin(m, tr_dropout(tr, c, p), d, n, true, 0);
+        } else {
+            TId pooled = bert_pooler(m, x);
+            head_begins(m);
+            out = lin(m, tr_dropout(tr, pooled, p), d, n, true, 0);
+        }
+        if (o->labels)
+            *loss = seq_cls_loss(m, out, n);
+        return out;
+    }
+    case HF_HEAD_TOKEN_CLS: {
+        head_begins(m);
+        TId out = lin(m, tr_dropout(tr, x, p), d, n, true, 0);
+        if (o->labels)
+            *loss = token_loss(m, out, ids, n, false);
+        return out;
+    }
+    case HF_HEAD_QA:
+        /* qa_outputs = Linear(d, config.num_labels): two, or the split fails */
+        head_begins(m);
+        return qa_split(m, lin(m, x, d, n, true, 0), loss);
+    case HF_HEAD_BASE:
+        (void)bert_pooler(m, x);   /* add_pooling_layer=True */
+        return x;
+    default:
+        return 0;
+    }
+}
+
+/* T5's classes. T5ForConditionalGeneration: the decoder output scaled by
+ * d^-0.5 (tied embeddings) into the tied head; CrossEntropyLoss on the
+ * logits as they are. T5Model: encoder and decoder, no head. The
+ * classification and QA classes run T5Model on decoder_input_ids =
+ * input_ids shifted right and turn the cache off when labels are given.
+ * T5ForSequenceClassification: the decoder row of the last <eos> (boolean
+ * indexing: a (b, d) copy; the (b, s) mask is not recorded), T5ClassificationHead (dropout
+ * classifier_dropout = 0.0, dense, tanh, dropout, out_proj).
+ * T5ForTokenClassification: T5EncoderModel, dropout (0.0), classifier.
+ * T5ForQuestionAnswering: qa_outputs = Linear(d, config.num_labels). */
+static TId t5_head(M *m, TId ids, TId *loss)
+{
+    Trace *tr = m->tr;
+    const HfOptions *o = m->o;
+    int64_t d = m->d, n = labels_of(o);
+    const double pc = 0.0;   /* T5Config.classifier_dropout */
+    switch (o->head) {
+    case HF_HEAD_DEFAULT: case HF_HEAD_SEQ2SEQ_LM: {
+        TId y = tr_scale(tr, t5_decoder(m, t5_encoder(m, ids)));
+        head_begins(m);
+        TId out = tr_linear(tr, y, m->V, m->emb, 0);
+        if (o->labels)
+            *loss = token_loss(m, out, ids, m->V, false);
+        return out;
+    }
+    case HF_HEAD_BASE:
+        return t5_decoder(m, t5_encoder(m, ids));
+    case HF_HEAD_TOKEN_CLS: {
+        TId enc = t5_encoder(m, ids);
+        head_begins(m);
+        TId out = lin(m, tr_dropout(tr, enc, pc), d, n, true, 0);
+        if (o->labels)
+            *loss = token_loss(m, out, ids, n, false);
+        return out;
+    }
+    case HF_HEAD_SEQ_CLS: case HF_HEAD_QA: {
+        if (o->labels)
+            m->cache = false;
+        TId y = t5_decoder(m, t5_encoder(m, ids));
+        head_begins(m);
+        if (o->head == HF_HEAD_QA)
+            return qa_split(m, lin(m, y, d, n, true, 0), loss);
+        int64_t bd[2] = {m->b, d};
+        TId c = tr_dropout(tr, tr_copy(tr, y, 2, bd), pc);
+        c = tr_act(tr, lin(m, c, d, d, true, 0), ACT_TANH, false);
+        TId out = lin(m, tr_dropout(tr, c, pc), d, n, true, 0);
+        if (o->labels)
+            *loss = seq_cls_loss(m, out, n);
+        return out;
+    }
+    default:
+        return 0;
+    }
+}
+
 /* ---- entry ------------------------------------------------------------------------------- */
+
+bool hf_head_supported(const Arch *a, HfHead head)
+{
+    if (!a)
+        return false;
+    bool decoder = a->family == FAM_GPT2 || a->family == FAM_NEOX || a->family == FAM_OPT ||
+                   a->family == FAM_LLAMA || a->family == FAM_PHI;
+    if (!decoder && a->family != FAM_BERT && a->family != FAM_T5)
+        return false;
+    switch (head) {
+    case HF_HEAD_DEFAULT: case HF_HEAD_SEQ_CLS: case HF_HEAD_BASE:
+        return true;
+    case HF_HEAD_CAUSAL_LM:
+        return decoder || a->family == FAM_BERT;
+    case HF_HEAD_MASKED_LM:
+        return a->family == FAM_BERT;
+    case HF_HEAD_SEQ2SEQ_LM:
+        return a->family == FAM_T5;
+    case HF_HEAD_TOKEN_CLS:   /* no OPTForTokenClassification */
+        return a->family != FAM_OPT;
+    case HF_HEAD_QA:          /* no PhiForQuestionAnswering, GemmaForQuestionAnswering */
+        return a->family != FAM_PHI && !(a->family == FAM_LLAMA && name_has(a->name, "gemma"));
+    }
+    return false;
+}
+
+int64_t hf_head_params(const Arch *a, HfHead head, int64_t num_labels)
+{
+    int64_t d = a ? a->hidden : 0, V = a ? a->vocab : 0, n = num_labels > 0 ? num_labels : 2;
+    if (!hf_head_supported(a, head) || num_labels < 0)
+        return 0;
+    if (head == HF_HEAD_QA && (a->family == FAM_BERT || a->family == FAM_T5) && n != 2)
+        return 0;   /* hf_build refuses it: the split needs two outputs */
+    int64_t dense = d * d + d;   /* a d -> d Linear with bias: BertPooler, heads' dense */
+    int64_t lm = 0;              /* what the causal-LM head adds to the base model */
+    switch (a->family) {
+    case FAM_NEOX: case FAM_LLAMA: lm = a->tied ? 0 : V * d; break;
+    case FAM_PHI: lm = V * d + V; break;
+    default: break;
+    }
+    switch (a->family) {
+    case FAM_GPT2: case FAM_NEOX: case FAM_OPT: case FAM_LLAMA: case FAM_PHI:
+        /* arch_params counts the causal-LM model */
+        switch (head) {
+        case HF_HEAD_SEQ_CLS: return d * n - lm;
+        case HF_HEAD_TOKEN_CLS: return d * n + n - lm;
+        case HF_HEAD_QA: return d * 2 + 2 - lm;
+        case HF_HEAD_BASE: return -lm;
+        default: return 0;
+        }
+    case FAM_BERT:
+        /* arch_params counts BertModel with its pooler */
+        switch (head) {
+        case HF_HEAD_MASKED_LM: case HF_HEAD_CAUSAL_LM:
+            /* no pooler (-dense); the transform's dense (+dense), its
+             * LayerNorm, the decoder bias (the weight is tied) */
+            return 2 * d + V;
+        case HF_HEAD_SEQ_CLS:
+            /* BERT: pooler kept + classifier; RoBERTa: pooler dropped, dense +
+             * out_proj: the same count */
+            return d * n + n;
+        case HF_HEAD_TOKEN_CLS: case HF_HEAD_QA:
+            return -dense + d * n + n;
+        default:
+            return 0;
+        }
+    case FAM_T5: {
+        /* arch_params counts T5ForConditionalGeneration (= T5Model, the head
+         * being tied to the shared embedding) */
+        int64_t inner = (int64_t)a->heads * arch_head_dim(a);
+        int64_t decoder = (int64_t)a->extra * (2 * 4 * d * inner + 2 * d * a->intermediate + 3 * d) +
+                          32 * (int64_t)a->heads + d;
+        switch (head) {
+        case HF_HEAD_SEQ_CLS: return dense + d * n + n;
+        case HF_HEAD_TOKEN_CLS: return -decoder + d * n + n;
+        case HF_HEAD_QA: return d * n + n;
+        default: return 0;
+        }
+    }
+    default:
+        return 0;
+    }
+}
 
 bool hf_build(Trace *tr, const Arch *a, const HfOptions *o, TId *logits, TId *loss)
 {
     *logits = 0;
     *loss = 0;
-    if (!a || !o || o->batch <= 0 || o->seq <= 0)
+    if (!a || !o || o->batch <= 0 || o->seq <= 0 || o->num_labels < 0 ||
+        o->num_labels > ((int64_t)1 << 24))
         return false;
-    switch (a->family) {
-    case FAM_GPT2: case FAM_NEOX: case FAM_OPT: case FAM_LLAMA: case FAM_PHI: case FAM_BERT:
-    case FAM_T5:
-        break;
-    default:
+    if (!hf_head_supported(a, o->head))
         return false;
-    }
     if (!a->hidden || !a->heads || !a->layers || !a->vocab)
+        return false;
+    /* BERT / T5's qa_outputs has num_labels outputs, split into exactly two */
+    if (o->head == HF_HEAD_QA && (a->family == FAM_BERT || a->family == FAM_T5) &&
+        labels_of(o) != 2)
         return false;
     M m = {0};
     m.tr = tr;
@@ -667,8 +1028,10 @@ bool hf_build(Trace *tr, const Arch *a, const HfOptions *o, TId *logits, TId *lo
     m.V = a->vocab;
     m.ckpt = o->grad_ckpt && tr->training && !tr->no_grad;
     /* GPT2Model / GradientCheckpointingLayer turn the cache off when
-     * checkpointing in training; encoders have none. */
+     * checkpointing in training; encoders have none. Token classification
+     * and QA outputs do not carry it: it is filled, then dropped. */
     m.cache = o->use_cache && !(o->grad_ckpt && tr->training) && a->family != FAM_BERT;
+    m.keep_cache = o->head != HF_HEAD_TOKEN_CLS && (o->head != HF_HEAD_QA || a->family == FAM_T5);
     m.eager = o->eager_attention || a->family == FAM_T5;
     if (m.hd <= 0 || m.b > ((int64_t)1 << 40) / i64max(m.s, 1))
         return false;
@@ -677,30 +1040,27 @@ bool hf_build(Trace *tr, const Arch *a, const HfOptions *o, TId *logits, TId *lo
     if (o->lora_r)
         tr->frozen = true;
     TId ids = tr_input2(tr, DT_I64, m.b, m.s);
-    TId out = 0;
+    TId out = 0, h = 0;
     switch (a->family) {
-    case FAM_GPT2: out = gpt2(&m, ids); break;
-    case FAM_NEOX: out = neox(&m, ids); break;
-    case FAM_OPT: out = opt(&m, ids); break;
-    case FAM_LLAMA: out = llama(&m, ids); break;
-    case FAM_PHI: out = phi(&m, ids); break;
-    case FAM_BERT: out = bert(&m, ids); break;
-    case FAM_T5: out = t5(&m, ids); break;
+    case FAM_GPT2: h = gpt2(&m, ids); break;
+    case FAM_NEOX: h = neox(&m, ids); break;
+    case FAM_OPT: h = opt(&m, ids); break;
+    case FAM_LLAMA: h = llama(&m, ids); break;
+    case FAM_PHI: h = phi(&m, ids); break;
+    case FAM_BERT:
+        h = bert(&m, ids, o->head != HF_HEAD_DEFAULT && is_roberta(a));
+        break;
     default: break;
     }
+    if (a->family == FAM_T5)
+        out = t5_head(&m, ids, loss);
+    else if (a->family == FAM_BERT)
+        out = h ? bert_head(&m, ids, h, loss) : 0;
+    else
+        out = h ? decoder_head(&m, ids, h, loss) : 0;
     tr->frozen = frozen;
     if (!out)
         return false;
     *logits = out;
-    if (o->labels) {
-        if (a->family == FAM_BERT || a->family == FAM_T5) {
-            /* CrossEntropyLoss on logits.view(-1, V) as they are */
-            int64_t flat = m.b * m.s;
-            int64_t dim2[2] = {flat, m.V};
-            *loss = tr_cross_entropy(tr, tr_view(tr, out, 2, dim2), tr_view(tr, ids, 1, &flat));
-        } else {
-            *loss = causal_lm_loss(&m, out, ids);
-        }
-    }
     return !tr->overflow;
 }

@@ -212,6 +212,25 @@ void interp_fail(Interp *in, const char *why)
 }
 
 const char *interp_error(const Interp *in) { return in->error; }
+
+const char *const *interp_notes(const Interp *in, uint32_t *n)
+{
+    *n = in->notes.n;
+    return in->notes.v;
+}
+
+void interp_note(Interp *in, uint32_t node, const char *what)
+{
+    uint32_t line = 0, col = 0;
+    if (node)
+        syntax_line_col(in->S, node_start(in->S, syn_node(in->S, node)), &line, &col);
+    const char *text = line ? arena_printf(in->a, "line %u: %s", line, what) : what;
+    for (uint32_t i = 0; i < in->notes.n; i++)
+        if (strcmp(in->notes.v[i], text) == 0)
+            return;
+    if (in->notes.n < 32)
+        VEC_PUSH(in->a, in->notes, text);
+}
 uint64_t interp_steps(const Interp *in) { return in->steps; }
 
 const char *in_name(Interp *in, uint32_t id)
@@ -426,8 +445,12 @@ static uint32_t choose_branch(Interp *in, Frame *fr, BlockId b)
     if ((pk == N_IF || pk == N_ELIF || pk == N_WHILE) && node_kid_id(in->S, syn_node(in->S, parent), 0) == node) {
         bool known;
         bool t = av_truth(fr->vals[last] ? fr->vals[last] : av_unknown(in), &known);
-        if (pk == N_WHILE && !known)
+        if (pk == N_WHILE && !known) {
+            interp_note(in, node, "a while loop whose condition is unknown was not entered");
             return 1;   /* a while loop with an unknown condition: do not spin */
+        }
+        if (!known)
+            interp_note(in, node, "a condition pfc cannot evaluate was taken as true");
         return known && !t ? 1 : 0;
     }
     return 0;
@@ -738,6 +761,7 @@ static AVal *iter_next(Interp *in, Frame *fr, ValueId v, ValueId src)
     if (fresh) {
         AVal *items = iter_items(in, seq);
         if (!items) {
+            interp_note(in, f->values.v[v].node, "a loop over something pfc cannot enumerate ran once");
             /* unknown length: one representative iteration */
             items = av_seq(in, 1);
             items->items[0] = seq->k == AV_OBJECT && seq->obj->nn == NN_LOADER ? loader_batch(in, seq)
@@ -929,6 +953,8 @@ static AVal *boolop(Interp *in, Frame *fr, ValueId v)
         ValueId test = value_for_node(in, fr->fi, node_kid_id(in->S, n, 1));
         bool known;
         bool t = test ? av_truth(eval(in, fr, test), &known) : (known = false);
+        if (!known)
+            interp_note(in, x->node, "`A if C else B` with C unknown: A was taken");
         /* unknown: the first alternative (`"cuda" if torch.cuda.is_available() else "cpu"`) */
         return eval(in, fr, known && !t ? x->args[1] : x->args[0]);
     }
@@ -1215,7 +1241,7 @@ static AVal *call(Interp *in, Frame *fr, ValueId v)
     context_at(in, fr, x->node, &on, &dt);
     if (model_call && in->force_autocast) {
         on = true;
-        dt = DT_BF16;
+        dt = in->force_autocast_dtype;
     }
     tr->autocast_on = on;
     if (on)

@@ -53,7 +53,7 @@ typedef enum NnKind {
 } NnKind;
 
 enum { OPAQUE_NO_GRAD = 1, OPAQUE_AUTOCAST = 2, OPAQUE_ENABLE_GRAD = 3, OPAQUE_TRAINER = 10,
-       OPAQUE_ARGS = 11, OPAQUE_ARGPARSER = 12 };
+       OPAQUE_ARGS = 11, OPAQUE_ARGPARSER = 12, OPAQUE_ACCELERATOR = 13 };
 
 struct Obj {
     int cls;               /* in-file class index, or -1 */
@@ -100,6 +100,8 @@ AVal *obj_get(Obj *o, const char *name);
 TId av_gpu(Interp *in, AVal *v);
 bool av_int_of(const AVal *v, int64_t *out);
 const char *interp_error(const Interp *in);   /* why evaluation gave up, or NULL */
+/* What the interpretation assumed; *n gets the count. */
+const char *const *interp_notes(const Interp *in, uint32_t *n);
 uint64_t interp_steps(const Interp *in);
 
 #endif

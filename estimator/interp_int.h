@@ -31,11 +31,13 @@ struct Interp {
     AVal unknown, none;
     /* the step's model call (the first call of a module from the top level) */
     int64_t batch_override, seq_override;   /* 0: as the script says */
-    bool force_autocast;                    /* run the model under bf16 autocast */
+    bool force_autocast;                    /* run the model under autocast */
+    DType force_autocast_dtype;
     int64_t seen_batch, seen_seq;
     const char *model_class;
     bool model_called;
     bool model_call_named;                  /* its result is assigned to a variable */
+    ARENA_VEC(const char *) notes;          /* what it had to assume, for the report */
     bool in_trainer;                        /* the Trainer's step is running */
 };
 
@@ -63,6 +65,8 @@ AVal *call_value(Interp *in, AVal *callee, Args *a);
 AVal *iter_items(Interp *in, AVal *seq);   /* a SEQ of the items, or NULL */
 AVal *run_method(Interp *in, AVal *self, const char *name, Args *a, bool *found);
 void interp_fail(Interp *in, const char *why);
+/* Records an assumption ("line N: ..."), once per text. */
+void interp_note(Interp *in, uint32_t node, const char *what);
 /* Calls `recv.name(...)` anywhere in the file whose receiver evaluates to
  * obj (on demand): fn gets the call's evaluated arguments. */
 void for_each_call_on(Interp *in, const char *name, const Obj *obj,

@@ -25,6 +25,29 @@ static const char *after(const char *q, const char *prefix)
 
 static void release(Interp *in, AVal *x);
 
+/* The head a from_pretrained class loads: AutoModelForX / FamilyForX /
+ * FamilyModel / AutoModel. */
+static int head_of(const char *qual)
+{
+    static const struct { const char *part; HfHead head; } heads[] = {
+        {"ForCausalLM", HF_HEAD_CAUSAL_LM}, {"LMHeadModel", HF_HEAD_CAUSAL_LM},
+        {"ForMaskedLM", HF_HEAD_MASKED_LM}, {"ForSequenceClassification", HF_HEAD_SEQ_CLS},
+        {"ForTokenClassification", HF_HEAD_TOKEN_CLS}, {"ForQuestionAnswering", HF_HEAD_QA},
+        {"ForSeq2SeqLM", HF_HEAD_SEQ2SEQ_LM}, {"ForConditionalGeneration", HF_HEAD_SEQ2SEQ_LM},
+    };
+    for (size_t i = 0; i < sizeof heads / sizeof heads[0]; i++)
+        if (strstr(qual, heads[i].part))
+            return heads[i].head;
+    const char *cls = strrchr(qual, '.');
+    /* ".../AutoModel.from_pretrained", "...BertModel.from_pretrained" */
+    for (const char *p = qual; p && p < cls; p = strchr(p + 1, '.')) {
+        const char *next = strchr(p + 1, '.');
+        if (next == cls && next - p > 5 && strncmp(next - 5, "Model", 5) == 0)
+            return HF_HEAD_BASE;
+    }
+    return HF_HEAD_DEFAULT;
+}
+
 static bool library_model(void *ctx, Interp *in, const char *qual, AVal **args, const char **kw,
                           uint32_t n, Obj *out)
 {
@@ -57,6 +80,15 @@ static bool library_model(void *ctx, Interp *in, const char *qual, AVal **args, 
         }
         out->nn = NN_HF;
         out->arch = a;
+        out->b = head_of(qual);
+        out->c = 0;
+        for (uint32_t i = 0; i < n; i++)
+            if (kw[i] && strcmp(kw[i], "num_labels") == 0)
+                av_int_of(args[i], &out->c);
+        if (!hf_head_supported(a, (HfHead)out->b)) {
+            lc->error = arena_printf(in->a, "%s has no %s in transformers", a->name, qual);
+            return false;
+        }
         lc->model_name = a->name;
         return true;
     }
@@ -116,8 +148,12 @@ static AVal *call_hf(LibraryCtx *lc, Interp *in, Obj *m, AVal **args, const char
     if (labels && labels->k == AV_TENSOR)
         release(in, labels);
     Trace *tr = in->tr;
-    if (!in->in_trainer)
+    if (!in->in_trainer) {
         tr->training = cfg->train_called;   /* from_pretrained leaves the model in eval() */
+        if (!tr->training && !tr->no_grad)
+            interp_note(in, 0, "no model.train() call: the model stays in eval() as from_pretrained leaves "
+                               "it (dropout off)");
+    }
     const Arch *a = m->arch;
     HfOptions o;
     memset(&o, 0, sizeof o);
@@ -132,6 +168,8 @@ static AVal *call_hf(LibraryCtx *lc, Interp *in, Obj *m, AVal **args, const char
     o.lora_targets = cfg->lora_targets ? cfg->lora_targets
                      : a->family == FAM_GPT2 ? LORA_C_ATTN : (LORA_Q | LORA_V);
     o.lora_dropout = cfg->lora_dropout;
+    o.head = (HfHead)m->b;
+    o.num_labels = m->c;
     TId logits = 0, loss = 0;
     if (!hf_build(tr, a, &o, &logits, &loss)) {
         lc->error = arena_printf(in->a, "the %s family has no forward description for training "

@@ -45,7 +45,13 @@ static bool find_target(Syntax *s, const Ir *ir, Target *t)
             for (uint32_t i = 1; i < f->values.n; i++) {
                 const IrValue *v = &f->values.v[i];
                 if (pass == 0 && is_method_call(ir, s, f, v, "backward")) {
-                    *t = (Target){(int)fi, f->values.v[v->args[0]].args[0], i, true};
+                    /* loss.backward(), or accelerator.backward(loss) / an engine's
+                     * backward(loss): a receiver with an argument that is not a
+                     * gradient tensor is a runner, the argument the loss */
+                    const IrValue *recv = &f->values.v[f->values.v[v->args[0]].args[0]];
+                    bool runner = v->nargs > 1 && !(recv->roles & (ROLE_LOSS | ROLE_SCALAR)) &&
+                                  recv->attach != ATT_ATTACHED;
+                    *t = (Target){(int)fi, runner ? v->args[1] : f->values.v[v->args[0]].args[0], i, true};
                     return true;
                 }
                 if (pass == 1 && is_method_call(ir, s, f, v, "train") &&
@@ -236,7 +242,8 @@ bool estimate_run(Syntax *s, const Ir *ir, const EstimateConfig *cfg, Estimate *
     Interp *in = interp_new(&a, s, ir, &tr, &hooks);
     in->batch_override = cfg->batch;
     in->seq_override = cfg->seq;
-    in->force_autocast = cfg->precision == 3;
+    in->force_autocast = cfg->precision == 3 || (cfg->accelerate_mp && cfg->precision == 0);
+    in->force_autocast_dtype = cfg->accelerate_mp == 2 && cfg->precision == 0 ? DT_F16 : DT_BF16;
     Target t;
     bool ok = find_target(s, ir, &t);
     if (!ok) {
@@ -277,6 +284,12 @@ bool estimate_run(Syntax *s, const Ir *ir, const EstimateConfig *cfg, Estimate *
         out->training = t.training;
         out->hf = lc.hf;
         out->builtin = lc.model_name != NULL;
+        uint32_t nn;
+        const char *const *notes = interp_notes(in, &nn);
+        out->notes = arena_alloc(s->arena, (nn + 1) * sizeof *out->notes);
+        for (uint32_t i = 0; i < nn; i++)
+            out->notes[i] = arena_strndup(s->arena, notes[i], strlen(notes[i]));
+        out->nnotes = nn;
         out->weight_dtype = tr.weight_dtype;
         out->autocast_dtype = tr.autocast_seen ? (int)tr.autocast_seen_dtype : -1;
         out->model = lc.model_name ? lc.model_name : in->model_class;

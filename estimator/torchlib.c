@@ -792,8 +792,12 @@ AVal *lib_call(Interp *in, const char *q, Args *a)
         p->obj->a = OPAQUE_ARGPARSER;
         return p;
     }
-    if (eq(q, "os.environ.get") || eq(q, "os.getenv"))
+    if (eq(q, "os.environ.get") || eq(q, "os.getenv")) {
+        AVal *name = arg(a, 0, "key");
+        if (name && name->k == AV_STR)
+            interp_note(in, 0, arena_printf(in->a, "environment variable %s: its default in the script", name->s));
         return arg(a, 1, "default") ? arg(a, 1, "default") : av_none(in);
+    }
     if (eq(q, "torch.device")) {
         AVal *d = av_new(in, AV_DEVICE);
         AVal *s = arg(a, 0, "type");
@@ -825,8 +829,20 @@ AVal *lib_call(Interp *in, const char *q, Args *a)
     }
     if (strncmp(q, "torch.optim.", 12) == 0)
         return av_obj(in, NN_OPTIMIZER);
-    if (ends(q, "get_peft_model") || ends(q, "prepare_model_for_kbit_training"))
-        return arg(a, 0, "model") ? arg(a, 0, "model") : av_unknown(in);
+    if (ends(q, "get_peft_model") || ends(q, "prepare_model_for_kbit_training") || eq(q, "torch.compile") ||
+        strstr(q, "DistributedDataParallel") || strstr(q, "FullyShardedDataParallel") ||
+        ends(q, "DataParallel") || ends(q, "fully_shard") || eq(q, "tqdm.tqdm") || eq(q, "tqdm.auto.tqdm") ||
+        eq(q, "tqdm") || eq(q, "torch.jit.script"))
+        /* wrappers that run the same module (or iterate the same loader) */
+        return arg(a, 0, NULL) ? arg(a, 0, NULL) : av_unknown(in);
+    if (eq(q, "accelerate.Accelerator")) {
+        AVal *o = av_obj(in, NN_OPAQUE);
+        o->obj->a = OPAQUE_ACCELERATOR;
+        AVal *mp = arg(a, -1, "mixed_precision");
+        if (mp && mp->k == AV_STR)
+            obj_set(in, o->obj, "mixed_precision", mp);
+        return o;
+    }
     if (eq(q, "transformers.TrainingArguments") || eq(q, "trl.SFTConfig") ||
         eq(q, "transformers.Trainer") || eq(q, "trl.SFTTrainer")) {
         /* keyword arguments become attributes; the Trainer's train() runs a step */
@@ -1078,6 +1094,7 @@ static void add_argument(Interp *in, void *ctx, Args *a)
 
 static AVal *parse_args(Interp *in, Obj *parser)
 {
+    interp_note(in, 0, "command-line arguments: argparse's defaults");
     if (!obj_get(parser, "__scanned__")) {
         obj_set(in, parser, "__scanned__", av_bool(in, true));
         for_each_call_on(in, "add_argument", parser, add_argument, parser);
@@ -1371,6 +1388,25 @@ AVal *method_call(Interp *in, AVal *recv, const char *name, Args *a)
             return recv;
         if (recv->obj->nn == NN_OPAQUE && recv->obj->a == OPAQUE_TRAINER && eq(name, "train"))
             return trainer_step(in, recv->obj);
+        if (recv->obj->nn == NN_OPAQUE && recv->obj->a == OPAQUE_ACCELERATOR) {
+            if (eq(name, "prepare")) {
+                /* returns what it was given, wrapped: the same module, optimizer, loader */
+                if (a->n == 1)
+                    return a->v[0];
+                AVal *s = av_seq(in, a->n);
+                for (uint32_t i = 0; i < a->n; i++)
+                    s->items[i] = a->v[i];
+                return s;
+            }
+            if (eq(name, "autocast")) {
+                AVal *mp = obj_get(recv->obj, "mixed_precision");
+                bool on = mp && mp->k == AV_STR && (strcmp(mp->s, "bf16") == 0 || strcmp(mp->s, "fp16") == 0);
+                return context(in, OPAQUE_AUTOCAST, on, on && strcmp(mp->s, "fp16") == 0 ? DT_F16 : DT_BF16);
+            }
+            if (eq(name, "unwrap_model") || eq(name, "prepare_model"))
+                return arg(a, 0, NULL) ? arg(a, 0, NULL) : av_unknown(in);
+            return av_none(in);
+        }
         if (recv->obj->nn == NN_OPAQUE && recv->obj->a == OPAQUE_ARGPARSER) {
             if (eq(name, "add_argument")) {
                 add_argument(in, recv->obj, a);

@@ -2,7 +2,9 @@
  * snapshot's exact totals, LoRA's adapters, and what the recorded forward
  * saves (linear in the batch, SDPA below eager, the KV cache, gradient
  * checkpointing), with a few anchors measured on an H200
- * (shared/calibration: torch 2.11, transformers 5.17). */
+ * (shared/calibration: torch 2.11, transformers 5.17); the head kinds
+ * (HfOptions.head): each class's exact parameter total, its outputs, its
+ * loss and what it keeps. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -271,7 +273,7 @@ static void test_kv_cache(void **state)
     assert_int_equal(without.mem.kept, ids);
     assert_true(with.mem.fwd_peak >= without.mem.fwd_peak + cache - cache / 100);
     /* grouped kv heads: the cache holds kv_heads only */
-    Run q = run(find("Qwen/Qwen2.5-1.5B"), &(HfOptions){32, 1024, false, false, false, true, 0, 0, 0},
+    Run q = run(find("Qwen/Qwen2.5-1.5B"), &(HfOptions){.batch = 32, .seq = 1024, .use_cache = true},
                 eval);
     assert_int_equal(q.mem.kept, 28ull * 2 * 32 * 2 * 1024 * 128 * 2 + 32 * 1024 * 8);
     /* gradient checkpointing in training turns the cache off */
@@ -279,6 +281,395 @@ static void test_kv_cache(void **state)
     g.grad_ckpt = true;
     Run gc = run(a, &g, (Setup){DT_BF16, false, true, false, false});
     assert_int_equal(gc.mem.kept, 2 * 512 * 8 + 512);   /* ids and the scalar loss */
+}
+
+/* ---- head kinds ---------------------------------------------------------------------------- */
+
+static Run run_head(const char *name, HfHead head, int64_t num_labels)
+{
+    HfOptions o = opts(2, 16);
+    o.head = head;
+    o.num_labels = num_labels;
+    Run r = run(find(name), &o, BF16_TRAIN);
+    if (!r.ok)
+        fail_msg("%s head %d: hf_build failed", name, (int)head);
+    return r;
+}
+
+static void expect_params(const char *name, HfHead head, int64_t num_labels, uint64_t want)
+{
+    Run r = run_head(name, head, num_labels);
+    if (r.params.total != want)
+        fail_msg("%s head %d (%lld labels): %llu parameters, want %llu", name, (int)head,
+                 (long long)num_labels, (unsigned long long)r.params.total,
+                 (unsigned long long)want);
+    assert_int_equal(r.params.trainable, r.params.total);
+    /* hf_head_params is the closed form of the same difference */
+    assert_int_equal((int64_t)want - (int64_t)arch_params(find(name)),
+                     hf_head_params(find(name), head, num_labels));
+}
+
+/* Each class's total as transformers 5 builds it (model.num_parameters(),
+ * tied tensors once), derived module by module; the figures widely published
+ * for these checkpoints agree where there is one (BertModel 109,482,240,
+ * BertForSequenceClassification 109,483,778, BertForMaskedLM 109,514,298,
+ * RobertaForSequenceClassification roberta-large 355,361,794, roberta-base
+ * RobertaModel 124,645,632 / ForMaskedLM 124,697,433, t5-base 222,903,552,
+ * T5EncoderModel t5-base 109,628,544, LlamaModel Llama-2-7b 6,607,343,616). */
+static void test_head_params_exact(void **state)
+{
+    (void)state;
+    /* bert-base-uncased (d 768, 12 layers, ff 3072, V 30522, 512 positions, 2
+     * token types). Embeddings (30522 + 512 + 2) * 768 + LayerNorm 1536 =
+     * 23,837,184; a layer: q/k/v/o 4 * (768^2 + 768) = 2,362,368, two
+     * LayerNorms 3072, intermediate 768 * 3072 + 3072 = 2,362,368, output
+     * 3072 * 768 + 768 = 2,360,064: 7,087,872, * 12 = 85,054,464; pooler
+     * 768^2 + 768 = 590,592. BertModel = 109,482,240. */
+    expect_params("bert-base-uncased", HF_HEAD_BASE, 0, 109482240ull);
+    expect_params("bert-base-uncased", HF_HEAD_DEFAULT, 0, 109482240ull);
+    /* BertForSequenceClassification: BertModel (pooler kept) + classifier
+     * 768 * 2 + 2 = 1,538; num_labels 0 means the config default, 2 */
+    expect_params("bert-base-uncased", HF_HEAD_SEQ_CLS, 2, 109483778ull);
+    expect_params("bert-base-uncased", HF_HEAD_SEQ_CLS, 0, 109483778ull);
+    /* regression (num_labels 1): 768 + 1 */
+    expect_params("bert-base-uncased", HF_HEAD_SEQ_CLS, 1, 109483009ull);
+    /* BertForMaskedLM: no pooler (-590,592); transform dense 590,592 +
+     * LayerNorm 1,536; decoder weight tied to the word embeddings, decoder
+     * bias tied to cls.predictions.bias: 30,522. 108,891,648 + 622,650. */
+    expect_params("bert-base-uncased", HF_HEAD_MASKED_LM, 0, 109514298ull);
+    /* BertLMHeadModel: the same modules */
+    expect_params("bert-base-uncased", HF_HEAD_CAUSAL_LM, 0, 109514298ull);
+    /* BertForTokenClassification (CoNLL's 9 tags): no pooler, 768 * 9 + 9 */
+    expect_params("bert-base-uncased", HF_HEAD_TOKEN_CLS, 9, 108898569ull);
+    /* BertForQuestionAnswering: no pooler, qa_outputs 768 * 2 + 2 */
+    expect_params("bert-base-uncased", HF_HEAD_QA, 0, 108893186ull);
+
+    /* roberta-large (d 1024, 24 layers, ff 4096, V 50265, 514 positions, 1
+     * token type). Embeddings 50780 * 1024 + 2048 = 52,000,768; a layer
+     * 4 * 1,049,600 + 4096 + 4,198,400 + 4,195,328 = 12,596,224, * 24 =
+     * 302,309,376; pooler 1,049,600. RobertaModel = 355,359,744. */
+    expect_params("roberta-large", HF_HEAD_BASE, 0, 355359744ull);
+    /* RobertaForSequenceClassification: no pooler; RobertaClassificationHead
+     * dense 1,049,600 + out_proj 1024 * 2 + 2: 355,361,794 (equal to BERT's
+     * formula, model + d*n + n, as the head's dense replaces the pooler) */
+    expect_params("roberta-large", HF_HEAD_SEQ_CLS, 2, 355361794ull);
+    /* RobertaForMaskedLM: no pooler; RobertaLMHead dense + layer_norm +
+     * tied decoder + bias 50,265: 354,310,144 + 1,049,600 + 2,048 + 50,265 */
+    expect_params("roberta-large", HF_HEAD_MASKED_LM, 0, 355412057ull);
+    /* roberta-base: 39,000,576 + 85,054,464 + 590,592 */
+    expect_params("roberta-base", HF_HEAD_BASE, 0, 124645632ull);
+    expect_params("roberta-base", HF_HEAD_SEQ_CLS, 2, 124647170ull);
+    expect_params("roberta-base", HF_HEAD_MASKED_LM, 0, 124697433ull);
+
+    /* t5-base (d 768, d_kv 64, 12 heads, ff 3072, 12 + 12 layers, V 32128).
+     * shared 24,674,304; encoder 12 * (4 * 768^2 + 2 * 768 * 3072 + 2 * 768)
+     * + 32 * 12 + 768 = 84,954,240; decoder 12 * (8 * 768^2 + 2 * 768 * 3072
+     * + 3 * 768) + 384 + 768 = 113,275,008. T5ForConditionalGeneration =
+     * 222,903,552: lm_head is tied to shared (tie_word_embeddings), so T5Model
+     * (no head) has exactly the same parameters. */
+    expect_params("t5-base", HF_HEAD_SEQ2SEQ_LM, 0, 222903552ull);
+    expect_params("t5-base", HF_HEAD_DEFAULT, 0, 222903552ull);
+    expect_params("t5-base", HF_HEAD_BASE, 0, 222903552ull);
+    /* T5ForTokenClassification: T5EncoderModel (shared + encoder =
+     * 109,628,544) + classifier 1,538 */
+    expect_params("t5-base", HF_HEAD_TOKEN_CLS, 2, 109630082ull);
+    /* T5ForSequenceClassification: T5Model + dense 590,592 + out_proj 1,538 */
+    expect_params("t5-base", HF_HEAD_SEQ_CLS, 2, 223495682ull);
+    /* T5ForQuestionAnswering: T5Model + qa_outputs 768 * 2 + 2 */
+    expect_params("t5-base", HF_HEAD_QA, 0, 222905090ull);
+
+    /* GPT-2 (tied head): GPT2Model = GPT2LMHeadModel = 124,439,808; score
+     * 768 * 2 without bias; classifier and qa_outputs 768 * 2 + 2 */
+    expect_params("gpt2", HF_HEAD_BASE, 0, 124439808ull);
+    expect_params("gpt2", HF_HEAD_SEQ_CLS, 2, 124441344ull);
+    expect_params("gpt2", HF_HEAD_TOKEN_CLS, 2, 124441346ull);
+    expect_params("gpt2", HF_HEAD_QA, 0, 124441346ull);
+    /* Llama-3-8B: untied lm_head 128256 * 4096 = 525,336,576 */
+    expect_params("meta-llama/Meta-Llama-3-8B", HF_HEAD_CAUSAL_LM, 0, 8030261248ull);
+    expect_params("meta-llama/Meta-Llama-3-8B", HF_HEAD_BASE, 0, 7504924672ull);
+    expect_params("meta-llama/Meta-Llama-3-8B", HF_HEAD_SEQ_CLS, 2, 7504932864ull);
+    expect_params("meta-llama/Llama-2-7b-hf", HF_HEAD_BASE, 0, 6607343616ull);
+    /* Qwen2.5-1.5B ties its head: Qwen2Model = Qwen2ForCausalLM; 3 labels:
+     * score 1536 * 3. Qwen2.5-7B does not: - 152064 * 3584. */
+    expect_params("Qwen/Qwen2.5-1.5B", HF_HEAD_BASE, 0, 1543714304ull);
+    expect_params("Qwen/Qwen2.5-1.5B", HF_HEAD_SEQ_CLS, 3, 1543718912ull);
+    expect_params("Qwen/Qwen2.5-7B", HF_HEAD_BASE, 0, 7070619136ull);
+    /* Phi-2: lm_head with bias, 51200 * 2560 + 51200 = 131,123,200 */
+    expect_params("microsoft/phi-2", HF_HEAD_BASE, 0, 2648560640ull);
+    expect_params("microsoft/phi-2", HF_HEAD_SEQ_CLS, 2, 2648565760ull);
+    /* Pythia-1.4b: embed_out 50304 * 2048 = 103,022,592 */
+    expect_params("EleutherAI/pythia-1.4b", HF_HEAD_BASE, 0, 1311625216ull);
+    expect_params("EleutherAI/pythia-1.4b", HF_HEAD_SEQ_CLS, 2, 1311629312ull);
+    /* Gemma-2b (tied) */
+    expect_params("google/gemma-2b", HF_HEAD_SEQ_CLS, 2, 2506176512ull);
+    expect_params("google/gemma-2b", HF_HEAD_TOKEN_CLS, 2, 2506176514ull);
+}
+
+/* Every supported (family, head) pair: the recorded total is arch_params +
+ * hf_head_params, under any options; unsupported pairs are refused. */
+static void test_head_params_all(void **state)
+{
+    (void)state;
+    size_t n;
+    const Arch *all = arch_all(&n);
+    Setup amp = {DT_F32, true, true, false, true}, eval = {DT_BF16, false, false, true, true};
+    for (size_t i = 0; i < n; i++) {
+        const Arch *a = &all[i];
+        for (int h = HF_HEAD_DEFAULT; h <= HF_HEAD_BASE; h++) {
+            for (int64_t labels = 0; labels <= 5; labels += 5) {
+                HfOptions o = opts(2, 32);
+                o.head = (HfHead)h;
+                o.num_labels = labels;
+                bool qa_n = h == HF_HEAD_QA && labels == 5 &&
+                            (a->family == FAM_BERT || a->family == FAM_T5);
+                if (!is_hf(a) || !hf_head_supported(a, (HfHead)h) || qa_n) {
+                    assert_false(run(a, &o, BF16_TRAIN).ok);
+                    continue;
+                }
+                uint64_t want = (uint64_t)((int64_t)arch_params(a) + hf_head_params(a, (HfHead)h, labels));
+                Run r1 = run(a, &o, BF16_TRAIN);
+                o.grad_ckpt = true;
+                o.eager_attention = true;
+                Run r2 = run(a, &o, amp), r3 = run(a, &o, eval);
+                if (!r1.ok || !r2.ok || !r3.ok)
+                    fail_msg("%s head %d: hf_build failed", a->name, h);
+                if (r1.params.total != want || r2.params.total != want || r3.params.total != want)
+                    fail_msg("%s head %d labels %lld: %llu parameters, want %llu", a->name, h,
+                             (long long)labels, (unsigned long long)r1.params.total,
+                             (unsigned long long)want);
+            }
+        }
+    }
+}
+
+static void test_head_support(void **state)
+{
+    (void)state;
+    /* classes transformers 5 does not have */
+    assert_false(hf_head_supported(find("gpt2"), HF_HEAD_MASKED_LM));
+    assert_false(hf_head_supported(find("gpt2"), HF_HEAD_SEQ2SEQ_LM));
+    assert_false(hf_head_supported(find("bert-base-uncased"), HF_HEAD_SEQ2SEQ_LM));
+    assert_false(hf_head_supported(find("t5-base"), HF_HEAD_CAUSAL_LM));
+    assert_false(hf_head_supported(find("t5-base"), HF_HEAD_MASKED_LM));
+    assert_false(hf_head_supported(find("facebook/opt-1.3b"), HF_HEAD_TOKEN_CLS));
+    assert_false(hf_head_supported(find("microsoft/phi-2"), HF_HEAD_QA));
+    assert_false(hf_head_supported(find("google/gemma-2b"), HF_HEAD_QA));
+    assert_false(hf_head_supported(find("resnet50"), HF_HEAD_SEQ_CLS));
+    assert_true(hf_head_supported(find("Qwen/Qwen2.5-7B"), HF_HEAD_QA));
+    assert_true(hf_head_supported(find("roberta-large"), HF_HEAD_CAUSAL_LM));
+    assert_true(hf_head_supported(find("facebook/opt-1.3b"), HF_HEAD_QA));
+    /* BERT's qa_outputs has num_labels outputs split into two: only 2 works */
+    HfOptions o = opts(2, 16);
+    o.head = HF_HEAD_QA;
+    o.num_labels = 3;
+    assert_false(run(find("bert-base-uncased"), &o, BF16_TRAIN).ok);
+    o.num_labels = -1;
+    o.head = HF_HEAD_SEQ_CLS;
+    assert_false(run(find("bert-base-uncased"), &o, BF16_TRAIN).ok);
+}
+
+/* The default stays what it was; the explicit kinds that name the same class
+ * record the same forward. */
+static void test_head_default_same(void **state)
+{
+    (void)state;
+    const char *names[] = {"gpt2", "EleutherAI/pythia-410m", "facebook/opt-125m",
+                           "Qwen/Qwen2.5-0.5B", "google/gemma-2b", "microsoft/phi-2", "t5-small"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const Arch *a = find(names[i]);
+        HfOptions o = opts(2, 128);
+        Run d = run(a, &o, BF16_TRAIN);
+        o.head = a->family == FAM_T5 ? HF_HEAD_SEQ2SEQ_LM : HF_HEAD_CAUSAL_LM;
+        Run c = run(a, &o, BF16_TRAIN);
+        assert_true(d.ok && c.ok);
+        assert_int_equal(d.params.total, c.params.total);
+        assert_int_equal(d.mem.saved, c.mem.saved);
+        assert_int_equal(d.mem.fwd_peak, c.mem.fwd_peak);
+        assert_int_equal(d.mem.bwd_peak, c.mem.bwd_peak);
+        assert_int_equal(d.mem.kept, c.mem.kept);
+    }
+}
+
+/* The output and loss tensors each head records. */
+typedef struct Shape {
+    bool ok;
+    int nd;
+    int64_t dim[3];
+    bool loss;
+} Shape;
+
+static Shape shape_of(const char *name, HfHead head, int64_t num_labels, bool labels)
+{
+    Shape sh;
+    memset(&sh, 0, sizeof sh);
+    Arena ar;
+    arena_init(&ar);
+    Trace tr;
+    tr_init(&tr, &ar);
+    tr.weight_dtype = DT_BF16;
+    tr.training = true;
+    HfOptions o = opts(4, 64);
+    o.head = head;
+    o.num_labels = num_labels;
+    o.labels = labels;
+    TId logits = 0, loss = 0;
+    sh.ok = hf_build(&tr, find(name), &o, &logits, &loss);
+    if (sh.ok) {
+        sh.nd = tr.t.v[logits].nd;
+        for (int i = 0; i < sh.nd && i < 3; i++)
+            sh.dim[i] = tr_dim(&tr, logits, i);
+        sh.loss = loss != 0;
+        if (loss)
+            assert_int_equal(tr_numel(&tr, loss), 1);
+    }
+    arena_free(&ar);
+    return sh;
+}
+
+static void expect_shape(const char *name, HfHead head, int64_t num_labels, int nd, int64_t d0,
+                         int64_t d1, int64_t d2)
+{
+    Shape sh = shape_of(name, head, num_labels, true);
+    assert_true(sh.ok);
+    if (sh.nd != nd || sh.dim[0] != d0 || (nd > 1 && sh.dim[1] != d1) || (nd > 2 && sh.dim[2] != d2))
+        fail_msg("%s head %d: output of %d dims (%lld, %lld, %lld)", name, (int)head, sh.nd,
+                 (long long)sh.dim[0], (long long)sh.dim[1], (long long)sh.dim[2]);
+    /* a loss with labels, except for the bare model */
+    assert_true(sh.loss == (head != HF_HEAD_BASE));
+    assert_false(shape_of(name, head, num_labels, false).loss);
+}
+
+static void test_head_outputs(void **state)
+{
+    (void)state;
+    /* batch 4, sequence 64 */
+    expect_shape("bert-base-uncased", HF_HEAD_MASKED_LM, 0, 3, 4, 64, 30522);
+    expect_shape("bert-base-uncased", HF_HEAD_SEQ_CLS, 0, 2, 4, 2, 0);
+    expect_shape("bert-base-uncased", HF_HEAD_SEQ_CLS, 1, 2, 4, 1, 0);   /* MSE */
+    expect_shape("bert-base-uncased", HF_HEAD_TOKEN_CLS, 9, 3, 4, 64, 9);
+    expect_shape("bert-base-uncased", HF_HEAD_QA, 0, 2, 4, 64, 0);        /* start logits */
+    expect_shape("bert-base-uncased", HF_HEAD_BASE, 0, 3, 4, 64, 768);    /* last hidden state */
+    expect_shape("roberta-large", HF_HEAD_SEQ_CLS, 3, 2, 4, 3, 0);
+    expect_shape("roberta-large", HF_HEAD_CAUSAL_LM, 0, 3, 4, 64, 50265);
+    /* decoders: the last token's row of the per-position scores */
+    expect_shape("gpt2", HF_HEAD_SEQ_CLS, 2, 2, 4, 2, 0);
+    expect_shape("meta-llama/Meta-Llama-3-8B", HF_HEAD_SEQ_CLS, 5, 2, 4, 5, 0);
+    expect_shape("microsoft/phi-2", HF_HEAD_TOKEN_CLS, 4, 3, 4, 64, 4);
+    expect_shape("facebook/opt-125m", HF_HEAD_QA, 0, 2, 4, 64, 0);
+    expect_shape("Qwen/Qwen2.5-1.5B", HF_HEAD_BASE, 0, 3, 4, 64, 1536);
+    expect_shape("t5-base", HF_HEAD_SEQ2SEQ_LM, 0, 3, 4, 64, 32128);
+    expect_shape("t5-base", HF_HEAD_SEQ_CLS, 2, 2, 4, 2, 0);
+    expect_shape("t5-base", HF_HEAD_TOKEN_CLS, 2, 3, 4, 64, 2);
+    expect_shape("t5-base", HF_HEAD_BASE, 0, 3, 4, 64, 768);
+}
+
+/* A classification loss on (b, n) or (b*s, n) logits is negligible next to
+ * the masked LM's (b, s, V) logits and their log_softmax: that is what the
+ * head kind changes for a fine-tuning script. */
+static void test_head_loss_small(void **state)
+{
+    (void)state;
+    const int64_t b = 32, s = 512;
+    const char *names[] = {"bert-base-uncased", "roberta-large"};
+    Setup st = {DT_BF16, false, true, false, false};
+    for (size_t i = 0; i < 2; i++) {
+        const Arch *a = find(names[i]);
+        HfOptions o = opts(b, s);
+        o.head = HF_HEAD_MASKED_LM;
+        Run mlm = run(a, &o, st);
+        o.head = HF_HEAD_SEQ_CLS;
+        Run cls = run(a, &o, st);
+        o.head = HF_HEAD_TOKEN_CLS;
+        Run tok = run(a, &o, st);
+        o.head = HF_HEAD_BASE;
+        o.labels = false;
+        Run base = run(a, &o, st);
+        assert_true(mlm.ok && cls.ok && tok.ok && base.ok);
+        /* the MLM's cross entropy saves its bf16 log_softmax, b*s*V * 2 bytes
+         * (the logits themselves are not saved) */
+        uint64_t vocab = (uint64_t)b * s * a->vocab * 2;
+        assert_true(mlm.mem.saved > cls.mem.saved + vocab);
+        /* the sequence classifier saves a few (b, d) tensors over the bare
+         * model; token classification its (b*s, 2) logits and fp32 copy */
+        assert_true(cls.mem.saved < base.mem.saved + 4 * 1048576ull);
+        assert_true(tok.mem.saved < base.mem.saved + (uint64_t)b * s * a->hidden + 4 * 1048576ull);
+        assert_true(cls.mem.at_fwd_peak.head < 1048576ull);
+        assert_true(mlm.mem.at_fwd_peak.head > vocab / 2);
+    }
+}
+
+/* BERT / RoBERTa under transformers 5: SDPA by default, with the attention
+ * dropout inside the fused kernel (no (b, h, s, s) mask), dropout 0.1 on the
+ * hidden states in training; eager attention saves the probabilities and,
+ * in training, their dropout masks. */
+static void test_bert_attention_dropout(void **state)
+{
+    (void)state;
+    const int64_t b = 8, s = 512;
+    const char *names[] = {"bert-base-uncased", "roberta-large"};
+    Setup train = {DT_BF16, false, true, false, false}, evalmode = {DT_BF16, false, false, false, false};
+    for (size_t i = 0; i < 2; i++) {
+        const Arch *a = find(names[i]);
+        HfOptions o = opts(b, s);
+        o.head = HF_HEAD_SEQ_CLS;
+        Run sdpa_t = run(a, &o, train), sdpa_e = run(a, &o, evalmode);
+        o.eager_attention = true;
+        Run eager_t = run(a, &o, train), eager_e = run(a, &o, evalmode);
+        assert_true(sdpa_t.ok && sdpa_e.ok && eager_t.ok && eager_e.ok);
+        uint64_t probs = (uint64_t)a->layers * b * a->heads * s * s;   /* elements */
+        uint64_t hidden = (uint64_t)a->layers * b * s * a->hidden;
+        /* training adds the hidden-state dropout masks (two a layer, one byte
+         * an element), nothing of attention size with SDPA */
+        assert_true(sdpa_t.mem.saved >= sdpa_e.mem.saved + 2 * hidden * 95 / 100);
+        assert_true(sdpa_t.mem.saved < sdpa_e.mem.saved + 3 * hidden);
+        /* eager: the probabilities (bf16) in both modes (less what SDPA saves
+         * and eager does not: its output and log-sum-exp), their dropout mask
+         * (and the dropped copy) in training */
+        assert_true(eager_e.mem.saved >= sdpa_e.mem.saved + 2 * probs * 9 / 10);
+        assert_true(eager_t.mem.saved >= eager_e.mem.saved + probs);
+    }
+}
+
+/* The KV cache is filled in every decoder forward (config.use_cache); the
+ * causal-LM, sequence-classification and base outputs return it, the
+ * token-classification and QA outputs drop it. T5's classification and QA
+ * classes turn it off when labels are given. */
+static void test_head_cache(void **state)
+{
+    (void)state;
+    const Arch *a = find("meta-llama/Llama-2-7b-hf");
+    Setup eval = {DT_BF16, false, false, true, false};
+    const uint64_t cache = 32ull * 2 * 2 * 32 * 512 * 128 * 2, ids = 2 * 512 * 8;
+    const HfHead kept[] = {HF_HEAD_CAUSAL_LM, HF_HEAD_SEQ_CLS, HF_HEAD_BASE};
+    const HfHead dropped[] = {HF_HEAD_TOKEN_CLS, HF_HEAD_QA};
+    for (size_t i = 0; i < 3; i++) {
+        HfOptions o = opts(2, 512);
+        o.labels = false;
+        o.head = kept[i];
+        Run r = run(a, &o, eval);
+        assert_true(r.ok);
+        assert_int_equal(r.mem.kept, cache + ids);
+    }
+    for (size_t i = 0; i < 2; i++) {
+        HfOptions o = opts(2, 512);
+        o.labels = false;
+        o.head = dropped[i];
+        Run r = run(a, &o, eval);
+        assert_true(r.ok);
+        assert_int_equal(r.mem.kept, ids);
+        /* still filled during the forward */
+        assert_true(r.mem.fwd_peak > cache / 32);
+    }
+    /* T5ForSequenceClassification: labels turn the decoder's cache off */
+    const Arch *t5 = find("t5-small");
+    HfOptions o = opts(2, 128);
+    o.head = HF_HEAD_SEQ_CLS;
+    Run with_labels = run(t5, &o, (Setup){DT_BF16, false, true, false, false});
+    o.labels = false;
+    Run without = run(t5, &o, (Setup){DT_BF16, false, true, false, false});
+    assert_true(with_labels.ok && without.ok);
+    assert_true(without.mem.kept > with_labels.mem.kept + 6ull * 4 * 2 * 8 * 128 * 64 * 2 / 2);
+    assert_true(with_labels.mem.kept < 4096);
 }
 
 /* ---- measured anchors (shared/calibration, H200) ------------------------------------------ */
@@ -348,6 +739,10 @@ int main(void)
         cmocka_unit_test(test_sdpa_below_eager),      cmocka_unit_test(test_checkpointing_saves_less),
         cmocka_unit_test(test_kv_cache),              cmocka_unit_test(test_calibration_anchors),
         cmocka_unit_test(test_rejects),
+        cmocka_unit_test(test_head_params_exact),     cmocka_unit_test(test_head_params_all),
+        cmocka_unit_test(test_head_support),          cmocka_unit_test(test_head_default_same),
+        cmocka_unit_test(test_head_outputs),          cmocka_unit_test(test_head_loss_small),
+        cmocka_unit_test(test_bert_attention_dropout), cmocka_unit_test(test_head_cache),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -542,3 +542,72 @@ check(p4["target"] == {"gpu": "a100-80gb", "name": "NVIDIA A100 80GB", "count": 
       "--gpu p4de.24xlarge: 8 x a100-80gb", f"target {p4['target']}")
 PY
 "$PFC" estimate syntax.py; echo "text mode: status $?"
+
+echo "--- 12. Hugging Face heads by class, Accelerate, assumptions"
+# bert-base-uncased: BertModel 109,482,240 (embeddings 23,837,184 + 12 x 7,087,872
+# + pooler 590,592); AutoModelForSequenceClassification(num_labels=3) adds the
+# classifier 768*3 + 3 = 2,307 -> 109,484,547; AutoModelForMaskedLM drops the pooler
+# and adds the prediction head: 109,514,298.
+cat > cls.py <<'PY'
+import torch
+from transformers import AutoModelForSequenceClassification
+model = AutoModelForSequenceClassification.from_pretrained("bert-base-uncased", num_labels=3).cuda()
+model.train()
+opt = torch.optim.AdamW(model.parameters(), lr=2e-5)
+for step in range(4):
+    ids = torch.randint(0, 30522, (16, 256), device="cuda")
+    labels = torch.randint(0, 3, (16,), device="cuda")
+    out = model(input_ids=ids, labels=labels)
+    out.loss.backward()
+    opt.step()
+    opt.zero_grad()
+PY
+sed 's/AutoModelForSequenceClassification/AutoModelForMaskedLM/; s/, num_labels=3//; s/labels = torch.randint(0, 3, (16,), device="cuda")/labels = ids/' cls.py > mlm.py
+# Accelerate: prepare() returns the same objects; mixed_precision="bf16" runs the
+# model under autocast; accelerator.backward(loss) is the backward; its
+# gradient_accumulation_steps keeps .grad through the micro-steps
+cat > acc.py <<'PY'
+import torch
+from accelerate import Accelerator
+from torch.utils.data import DataLoader, TensorDataset
+from transformers import AutoModelForCausalLM
+accelerator = Accelerator(mixed_precision="bf16", gradient_accumulation_steps=2)
+model = AutoModelForCausalLM.from_pretrained("gpt2")
+opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+loader = DataLoader(TensorDataset(torch.randint(0, 50257, (64, 512))), batch_size=8)
+model, opt, loader = accelerator.prepare(model, opt, loader)
+model = torch.compile(model)
+model.train()
+for (ids,) in loader:
+    out = model(input_ids=ids, labels=ids)
+    accelerator.backward(out.loss)
+    opt.step()
+    opt.zero_grad()
+PY
+est cls cls.py
+est mlm mlm.py
+est acc acc.py
+verdict cls mlm acc <<'PY'
+c, m, a = J
+check(c["params_total"] == 109484547 and m["params_total"] == 109514298,
+      "bert-base-uncased: sequence classification (3 labels) 109,484,547, masked LM 109,514,298",
+      f"bert params: classification {c['params_total']}, masked LM {m['params_total']}")
+check(B(m, "logits_loss") > 100 * max(B(c, "logits_loss"), 1),
+      "the masked LM's vocabulary logits dwarf the classifier's",
+      f"logits+loss: masked LM {B(m, 'logits_loss')}, classification {B(c, 'logits_loss')}")
+check(a["error"] is None and a["batch"] == 8 and a["seq"] == 512 and B(a, "autocast_cache") > 0
+      and "accumulation" in a["peak_phase"],
+      "Accelerate: batch 8 x 512 from the prepared loader, bf16 autocast, accumulation micro-step peak",
+      f"Accelerate: batch {a.get('batch')}, seq {a.get('seq')}, copies {a['breakdown'].get('autocast_cache')}, "
+      f"peak at {a.get('peak_phase')!r}, error {a['error']!r}")
+check(not any("eval()" in s for s in c["assumptions"]),
+      "model.train() was called: no eval() assumption", f"assumptions {c['assumptions']}")
+PY
+sed 's/^model.train()$//' cls.py > noeval.py
+est noeval noeval.py
+verdict noeval <<'PY'
+j = J[0]
+check(any("eval()" in s for s in j["assumptions"]),
+      "without model.train(): the eval() default (dropout off) is listed as an assumption",
+      f"assumptions {j['assumptions']}")
+PY
