@@ -48,7 +48,7 @@ typedef enum NnKind {
     NN_NONE, NN_LINEAR, NN_EMBEDDING, NN_LAYERNORM, NN_RMSNORM, NN_CONV2D, NN_BATCHNORM,
     NN_LSTM, NN_DROPOUT, NN_RELU, NN_GELU, NN_SILU, NN_TANH, NN_SIGMOID, NN_SOFTMAX,
     NN_FLATTEN, NN_MAXPOOL, NN_AVGPOOL, NN_ADAPTIVEPOOL, NN_SEQUENTIAL, NN_MODULELIST,
-    NN_MODULEDICT, NN_IDENTITY, NN_CE_LOSS, NN_MSE_LOSS, NN_HF, NN_VISION, NN_OPAQUE,
+    NN_MODULEDICT, NN_IDENTITY, NN_CE_LOSS, NN_MSE_LOSS, NN_MHA, NN_TLAYER, NN_HF, NN_VISION, NN_OPAQUE,
     NN_OPTIMIZER, NN_LOADER, NN_OUTPUT,
 } NnKind;
 
@@ -67,7 +67,7 @@ struct Obj {
     int k, stride, pad, groups;
     double p;              /* dropout probability */
     uint32_t w, bias;      /* trace parameters */
-    uint32_t wall[8];      /* LSTM's weights */
+    uint32_t wall[12];     /* LSTM, attention and transformer layers: their weights */
     const void *arch;      /* NN_HF: Arch; NN_VISION: name */
 };
 

@@ -319,6 +319,45 @@ static AVal *creation(Interp *in, const char *name, Args *a)
 
 static uint32_t param(Interp *in, uint64_t n) { return n ? tr_param(in->tr, n) : 0; }
 
+/* nn.MultiheadAttention's parameters: the packed in-projection (3E x E, 3E)
+ * and out_proj (E x E, E); kept in wall[]. */
+static void mha_params(Interp *in, Obj *o, bool bias)
+{
+    uint64_t e = (uint64_t)o->a;
+    o->wall[0] = param(in, 3 * e * e);
+    o->wall[1] = bias ? param(in, 3 * e) : 0;
+    o->wall[2] = param(in, e * e);
+    o->wall[3] = bias ? param(in, e) : 0;
+}
+
+/* TransformerEncoderLayer: a = d_model, k = heads, b = feed-forward width,
+ * p = dropout, c = GELU (else ReLU), groups = batch_first, stride = norm_first;
+ * wall[0..3] self-attention, wall[4..7] linear1/linear2, wall[8..11] norms */
+static void tlayer_init(Interp *in, Obj *o, int64_t d, int heads, int64_t ff, double p, bool gelu,
+                        bool batch_first, bool norm_first)
+{
+    o->a = d;
+    o->k = heads;
+    o->b = ff;
+    o->p = p;
+    o->c = gelu;
+    o->groups = batch_first;
+    o->stride = norm_first;
+    mha_params(in, o, true);
+    o->wall[4] = param(in, (uint64_t)(d * ff));
+    o->wall[5] = param(in, (uint64_t)ff);
+    o->wall[6] = param(in, (uint64_t)(ff * d));
+    o->wall[7] = param(in, (uint64_t)d);
+    for (int i = 8; i < 12 && i < (int)(sizeof o->wall / sizeof o->wall[0]); i++)
+        o->wall[i] = param(in, (uint64_t)d);
+}
+
+static void tlayer_drop(Interp *in, Obj *o)
+{
+    for (size_t i = 0; i < sizeof o->wall / sizeof o->wall[0]; i++)
+        tr_param_drop(in->tr, o->wall[i]);
+}
+
 static AVal *nn_module(Interp *in, const char *name, Args *a)
 {
     AVal *m;
@@ -462,6 +501,48 @@ static AVal *nn_module(Interp *in, const char *name, Args *a)
         NEW(NN_MODULEDICT);
         AVal *d = arg(a, 0, "modules");
         obj_set(in, o, "__dict__", d ? d : av_unknown(in));
+        return m;
+    }
+    if (eq(name, "MultiheadAttention")) {
+        NEW(NN_MHA);
+        o->a = int_or(a, 0, "embed_dim", 0);
+        o->k = (int)int_or(a, 1, "num_heads", 1);
+        o->p = num_or(a, 2, "dropout", 0);
+        o->groups = bool_or(a, -1, "batch_first", false);
+        mha_params(in, o, bool_or(a, 3, "bias", true));
+        return m;
+    }
+    if (eq(name, "TransformerEncoderLayer")) {
+        NEW(NN_TLAYER);
+        AVal *act = arg(a, 4, "activation");
+        tlayer_init(in, o, int_or(a, 0, "d_model", 0), (int)int_or(a, 1, "nhead", 1),
+                    int_or(a, 2, "dim_feedforward", 2048), num_or(a, 3, "dropout", 0.1),
+                    act && ((act->k == AV_STR && strcmp(act->s, "gelu") == 0) ||
+                            (act->k == AV_QUAL && strstr(act->s, "gelu"))),
+                    bool_or(a, -1, "batch_first", false), bool_or(a, -1, "norm_first", false));
+        return m;
+    }
+    if (eq(name, "TransformerEncoder")) {
+        /* num_layers deep copies of the layer given (which itself is not part
+         * of the model): each copy has its own parameters */
+        NEW(NN_SEQUENTIAL);
+        AVal *layer = arg(a, 0, "encoder_layer");
+        int64_t n = int_or(a, 1, "num_layers", 1);
+        AVal *norm = arg(a, 2, "norm");
+        if (!layer || layer->k != AV_OBJECT || layer->obj->nn != NN_TLAYER || n < 1 || n > 4096)
+            return av_obj(in, NN_OPAQUE);
+        Obj *t = layer->obj;
+        tlayer_drop(in, t);
+        bool has_norm = norm && norm->k == AV_OBJECT;
+        AVal *items = av_seq(in, (uint32_t)n + has_norm);
+        for (int64_t i = 0; i < n; i++) {
+            AVal *c = av_obj(in, NN_TLAYER);
+            tlayer_init(in, c->obj, t->a, t->k, t->b, t->p, t->c, t->groups, t->stride);
+            items->items[i] = c;
+        }
+        if (has_norm)
+            items->items[n] = norm;
+        obj_set(in, o, "__items__", items);
         return m;
     }
     if (eq(name, "Parameter")) {
@@ -905,6 +986,79 @@ AVal *lib_call(Interp *in, const char *q, Args *a)
 
 /* ---- modules ---------------------------------------------------------------------------- */
 
+/* F.multi_head_attention_forward as nn.MultiheadAttention runs it in
+ * training, self-attention: the packed in-projection and its contiguous
+ * (3, S, N, E) copy; with need_weights=False scaled_dot_product_attention,
+ * else the explicit path (q scaled, bmm, softmax, dropout, bmm) that
+ * materialises the (N*heads, S, S) weights. *weights gets the head-averaged
+ * weights, or 0. */
+static TId mha_forward(Interp *in, Obj *o, TId x, bool need_weights, TId *weights)
+{
+    Trace *tr = in->tr;
+    int64_t e = o->a, h = o->k > 0 ? o->k : 1, hd = e / h;
+    bool batch_first = o->groups;
+    int64_t S = tr_dim(tr, x, batch_first ? 1 : 0), N = tr_dim(tr, x, batch_first ? 0 : 1);
+    int64_t fold[2] = {S * N, e};
+    TId src = x;
+    if (batch_first) {
+        /* query.transpose(1, 0) is not contiguous: the projection's matmul
+         * folds it into a (S*N, E) copy (16-bit under autocast) and saves that */
+        if (tr->autocast_on)
+            src = tr_cast(tr, src, tr->autocast);
+        src = tr_copy(tr, src, 2, fold);
+    }
+    TId qkv = tr_linear(tr, src, 3 * e, o->wall[0], o->wall[1]);
+    int64_t packed[4] = {3, S, N, e};
+    qkv = tr_copy(tr, qkv, 4, packed);
+    TId y;
+    *weights = 0;
+    if (!need_weights) {
+        int64_t hv[4] = {N, h, S, hd};
+        TId q = tr_view(tr, qkv, 4, hv), k = tr_view(tr, qkv, 4, hv), v = tr_view(tr, qkv, 4, hv);
+        y = tr_sdpa(tr, q, k, v, tr->training ? o->p : 0);
+        DType dt = tr_dtype(tr, y);
+        /* the 16-bit kernels write the (S, N, heads, hd) layout the permute asks for */
+        y = dt == DT_F16 || dt == DT_BF16 ? tr_view(tr, y, 2, fold) : tr_copy(tr, y, 2, fold);
+    } else {
+        int64_t bh[3] = {N * h, S, hd}, kt[3] = {N * h, hd, S};
+        TId q = tr_view(tr, qkv, 3, bh), k = tr_view(tr, qkv, 3, kt), v = tr_view(tr, qkv, 3, bh);
+        TId att = tr_matmul(tr, tr_scale(tr, q), k);
+        att = tr_softmax(tr, att, false);
+        att = tr_dropout(tr, att, o->p);
+        y = tr_matmul(tr, att, v);
+        y = tr_copy(tr, y, 2, fold);   /* transpose(0, 1).contiguous().view(S*N, E) */
+        int64_t wd[3] = {N, S, S};
+        *weights = tr_new(tr, tr_dtype(tr, att), 3, wd);   /* averaged over the heads */
+    }
+    TId out = tr_linear(tr, y, e, o->wall[2], o->wall[3]);
+    int64_t d3[3] = {batch_first ? N : S, batch_first ? S : N, e};
+    return tr_view(tr, out, 3, d3);
+}
+
+/* nn.TransformerEncoderLayer in training (not the inference fast path):
+ * self-attention without weights, dropout, residual, LayerNorm (after, or
+ * before with norm_first), then linear1, activation, dropout, linear2,
+ * dropout, residual, LayerNorm. */
+static TId tlayer_forward(Interp *in, Obj *o, TId x)
+{
+    Trace *tr = in->tr;
+    TId w;
+    bool pre = o->stride;
+    TId h = pre ? tr_layer_norm(tr, x, o->wall[8], o->wall[9]) : x;
+    TId sa = tr_dropout(tr, mha_forward(in, o, h, false, &w), o->p);
+    x = tr_add(tr, x, sa);
+    if (!pre)
+        x = tr_layer_norm(tr, x, o->wall[8], o->wall[9]);
+    h = pre ? tr_layer_norm(tr, x, o->wall[10], o->wall[11]) : x;
+    TId f = tr_linear(tr, h, o->b, o->wall[4], o->wall[5]);
+    f = tr_act(tr, f, o->c ? ACT_GELU : ACT_RELU, false);
+    f = tr_dropout(tr, f, o->p);
+    f = tr_linear(tr, f, o->a, o->wall[6], o->wall[7]);
+    f = tr_dropout(tr, f, o->p);
+    x = tr_add(tr, x, f);
+    return pre ? x : tr_layer_norm(tr, x, o->wall[10], o->wall[11]);
+}
+
 static AVal *lstm_call(Interp *in, Obj *m, AVal *x)
 {
     TId t = av_gpu(in, x);
@@ -982,6 +1136,19 @@ AVal *module_call(Interp *in, Obj *m, Args *a)
         return cur;
     }
     case NN_IDENTITY: return x ? x : av_unknown(in);
+    case NN_MHA: {
+        TId t = av_gpu(in, x), weights;
+        if (!t || in->tr->t.v[t].nd != 3)
+            return av_unknown(in);
+        AVal *pair = av_seq(in, 2);
+        pair->items[0] = tensor_result(in, mha_forward(in, m, t, bool_or(a, -1, "need_weights", true), &weights));
+        pair->items[1] = weights ? tensor_result(in, weights) : av_none(in);
+        return pair;
+    }
+    case NN_TLAYER: {
+        TId t = av_gpu(in, x);
+        return t && in->tr->t.v[t].nd == 3 ? tensor_result(in, tlayer_forward(in, m, t)) : av_unknown(in);
+    }
     case NN_CE_LOSS: return cross_entropy(in, x, arg(a, 1, "target"));
     case NN_MSE_LOSS: {
         TId t = av_gpu(in, x);

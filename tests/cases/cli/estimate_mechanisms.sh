@@ -611,3 +611,52 @@ check(any("eval()" in s for s in j["assumptions"]),
       "without model.train(): the eval() default (dropout off) is listed as an assumption",
       f"assumptions {j['assumptions']}")
 PY
+
+echo "--- 13. nn.TransformerEncoder and nn.MultiheadAttention in a model of the script"
+# params: embedding 30000*512; 6 layers of (in_proj 3*512*512 + 3*512, out_proj
+# 512*512 + 512, linear1 512*2048 + 2048, linear2 2048*512 + 512, two LayerNorms
+# 4*512) = 3,152,384 each; the extra attention 1,050,624; head 512*4 + 4:
+# 15,360,000 + 18,914,304 + 1,050,624 + 2,052 = 35,326,980 (the layer passed to
+# TransformerEncoder is deep-copied: its own parameters are not the model's)
+cat > tenc.py <<'PY'
+import torch
+import torch.nn as nn
+
+class Classifier(nn.Module):
+    def __init__(self, vocab=30000, d=512, heads=8, layers=6, classes=4):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, d)
+        layer = nn.TransformerEncoderLayer(d, heads, dim_feedforward=2048, dropout=0.1, batch_first=True)
+        self.encoder = nn.TransformerEncoder(layer, num_layers=layers)
+        self.attn = nn.MultiheadAttention(d, heads, batch_first=True)
+        self.head = nn.Linear(d, classes)
+
+    def forward(self, x):
+        h = self.encoder(self.emb(x))
+        h, _ = self.attn(h, h, h, need_weights=NEED)
+        return self.head(h.mean(dim=1))
+
+model = Classifier().cuda()
+opt = torch.optim.AdamW(model.parameters(), lr=3e-4)
+for step in range(5):
+    x = torch.randint(0, 30000, (32, 256), device="cuda")
+    y = torch.randint(0, 4, (32,), device="cuda")
+    loss = nn.functional.cross_entropy(model(x), y)
+    loss.backward()
+    opt.step()
+    opt.zero_grad()
+PY
+sed 's/need_weights=NEED/need_weights=True/' tenc.py > tenc_w.py
+sed 's/need_weights=NEED/need_weights=False/' tenc.py > tenc_sdpa.py
+est tw tenc_w.py
+est ts tenc_sdpa.py
+verdict tw ts <<'PY'
+w, s = J
+check(w["params_total"] == s["params_total"] == 35326980, "35,326,980 parameters",
+      f"params {w['params_total']} / {s['params_total']}")
+# the explicit path keeps (N*heads, S, S) fp32 weights, their softmax output:
+# 32*8*256*256*4 bytes = 64 MiB at least
+check(w["allocated_peak_bytes"] - s["allocated_peak_bytes"] >= 32 * 8 * 256 * 256 * 4,
+      "need_weights=True materialises the attention weights (>= 64 MiB more than SDPA)",
+      f"peaks {w['allocated_peak_bytes']} vs {s['allocated_peak_bytes']}")
+PY
