@@ -69,10 +69,14 @@ static bool find_target(Syntax *s, const Ir *ir, Target *t)
     return false;
 }
 
-static uint64_t optimizer_state(const EstimateConfig *cfg, uint64_t trainable, uint64_t trainable_bytes)
+/* The optimizer's state. Fused Adam/AdamW also keep each parameter's step
+ * count as a 4-byte tensor on the GPU (the foreach and for-loop versions
+ * keep it on the CPU); `step_tensor` is what one of them occupies. */
+static uint64_t optimizer_state(const EstimateConfig *cfg, uint64_t trainable, uint64_t trainable_bytes,
+                                uint64_t tensors, uint64_t step_tensor)
 {
     switch (cfg->optimizer) {
-    case OPT_ADAM: return 2 * trainable_bytes;
+    case OPT_ADAM: return 2 * trainable_bytes + (cfg->fused ? tensors * step_tensor : 0);
     case OPT_SGD: return cfg->momentum ? trainable_bytes : 0;
     case OPT_ADAM8BIT: return 2 * trainable;   /* one byte per value, two values */
     case OPT_ADAFACTOR: return trainable_bytes / 64;   /* factored second moments */
@@ -153,12 +157,13 @@ static void assemble(const EstimateConfig *cfg, const Trace *tr, bool training, 
     } else {
         tr_simulate(tr, true, true, &m2);
         uint64_t G = training ? pt.trainable_bytes : 0;
-        uint64_t S = cfg->optimizer == OPT_NONE ? 0 : optimizer_state(cfg, pt.trainable, pt.trainable_bytes);
+        uint64_t S = cfg->optimizer == OPT_NONE ? 0 : optimizer_state(cfg, pt.trainable, pt.trainable_bytes, pt.trainable_tensors, 512);
         uint64_t T = step_temporaries(cfg, pt.trainable_bytes);
         out->all_gradients = pt.raw_trainable_bytes;
         /* the exact component: unrounded, as the optimizer's tensors add up */
         out->all_state = cfg->optimizer == OPT_NONE ? 0
-                         : optimizer_state(cfg, pt.trainable, pt.raw_trainable_bytes / (ws > 1 && shard_all ? ws : 1));
+                         : optimizer_state(cfg, pt.trainable, pt.raw_trainable_bytes / (ws > 1 && shard_all ? ws : 1),
+                                           pt.trainable_tensors, 4);
 
         if ((cfg->shard == SHARD_ZERO1 || cfg->shard == SHARD_ZERO2) && ws > 1) {
             S /= ws;

@@ -165,6 +165,8 @@ void tr_param_totals(const Trace *tr, ParamTotals *out)
         out->raw_bytes += raw;
         if (p->trainable)
             out->raw_trainable_bytes += raw;
+        if (p->trainable && p->numel)
+            out->trainable_tensors++;
         if (p->trainable) {
             out->trainable += p->numel;
             out->trainable_bytes += bytes;

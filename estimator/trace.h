@@ -146,6 +146,7 @@ void tr_ckpt_end(Trace *tr);
 typedef struct ParamTotals {
     uint64_t total, trainable, bytes, trainable_bytes, frozen_bytes;   /* bytes as allocated */
     uint64_t raw_bytes, raw_trainable_bytes;                          /* numel x size, unrounded */
+    uint64_t trainable_tensors;
 } ParamTotals;
 void tr_param_totals(const Trace *tr, ParamTotals *out);
 
