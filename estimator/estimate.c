@@ -101,12 +101,27 @@ static void read_optimizer(Reader *r, const KwReader *k, const char *q)
     const char *leaf = strrchr(q, '.') ? strrchr(q, '.') + 1 : q;
     cfg->optimizer_name = leaf;
     bool adam = strcmp(leaf, "AdamW") == 0 || strcmp(leaf, "Adam") == 0;
+    /* the rest by how many parameter-sized state tensors they keep: Adamax,
+     * NAdam, RAdam and Adadelta two, RMSprop and Adagrad one (RMSprop one
+     * more with momentum, and with centered=True) */
+    static const struct { const char *name; int slots; } others[] = {
+        {"Adamax", 2}, {"NAdam", 2}, {"RAdam", 2}, {"Adadelta", 2}, {"Adagrad", 1}, {"RMSprop", 1},
+        {"SparseAdam", 2}, {"ASGD", 1}, {"Rprop", 2},
+    };
     cfg->optimizer = strstr(leaf, "8bit") ? OPT_ADAM8BIT
                    : adam                  ? OPT_ADAM
                    : strcmp(leaf, "SGD") == 0 ? OPT_SGD
                    : strcmp(leaf, "Adafactor") == 0 ? OPT_ADAFACTOR
                    : OPT_OTHER;
+    cfg->state_slots = 0;
+    for (size_t i = 0; cfg->optimizer == OPT_OTHER && i < sizeof others / sizeof others[0]; i++)
+        if (strcmp(leaf, others[i].name) == 0) {
+            cfg->optimizer = OPT_SLOTS;
+            cfg->state_slots = others[i].slots;
+        }
     cfg->momentum = kw_nonzero(k, "momentum");
+    if (cfg->optimizer == OPT_SLOTS && strcmp(leaf, "RMSprop") == 0)
+        cfg->state_slots += cfg->momentum + kw_true(k, "centered", false);
     cfg->nesterov = kw_true(k, "nesterov", false);
     cfg->weight_decay = kw_nonzero(k, "weight_decay");
     cfg->fused = kw_true(k, "fused", false);

@@ -12,7 +12,7 @@
 #include "../ir/ir.h"
 #include "arch.h"
 
-typedef enum OptKind { OPT_NONE, OPT_ADAM, OPT_SGD, OPT_ADAM8BIT, OPT_ADAFACTOR, OPT_OTHER } OptKind;
+typedef enum OptKind { OPT_NONE, OPT_ADAM, OPT_SGD, OPT_ADAM8BIT, OPT_ADAFACTOR, OPT_SLOTS, OPT_OTHER } OptKind;
 typedef enum Shard { SHARD_NONE, SHARD_DDP, SHARD_FSDP, SHARD_ZERO1, SHARD_ZERO2, SHARD_ZERO3 } Shard;
 
 /* What the script does (read) and what the user changes (options, remedies). */
@@ -24,6 +24,7 @@ typedef struct EstimateConfig {
     OptKind optimizer;
     const char *optimizer_name;
     bool momentum, nesterov, weight_decay, fused, foreach_off;
+    int state_slots;              /* OPT_SLOTS: parameter-sized state tensors */
     bool set_to_none;             /* zero_grad(set_to_none=True), the default */
     bool train_called, eval_called;   /* model.train() / model.eval() in the script */
     bool zero_grad_mid;           /* zero_grad() between the forward and backward():

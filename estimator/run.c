@@ -72,6 +72,26 @@ static bool find_target(Syntax *s, const Ir *ir, Target *t)
 /* The optimizer's state. Fused Adam/AdamW also keep each parameter's step
  * count as a 4-byte tensor on the GPU (the foreach and for-loop versions
  * keep it on the CPU); `step_tensor` is what one of them occupies. */
+/* A script that trains several models (a GAN's generator and
+ * discriminator) keeps all of them, their gradients and state on the GPU:
+ * evaluating each optimizer's parameters builds the models the traced step
+ * did not reach. */
+static void other_optimized_models(Syntax *s, const Ir *ir, Interp *in)
+{
+    for (uint32_t fi = 0; fi < ir->funcs.n; fi++) {
+        const IrFunction *f = &ir->funcs.v[fi];
+        for (uint32_t i = 1; i < f->values.n; i++) {
+            const IrValue *v = &f->values.v[i];
+            if (v->op != IR_CALL || v->nargs < 2 || !f->values.v[v->args[0]].qual)
+                continue;
+            uint32_t len;
+            const char *q = intern_str(&s->names, f->values.v[v->args[0]].qual, &len);
+            if (len > 12 && strncmp(q, "torch.optim.", 12) == 0 && !memchr(q + 12, '.', len - 12))
+                interp_eval(in, (int)fi, v->args[1]);
+        }
+    }
+}
+
 static uint64_t optimizer_state(const EstimateConfig *cfg, uint64_t trainable, uint64_t trainable_bytes,
                                 uint64_t tensors, uint64_t step_tensor)
 {
@@ -80,6 +100,7 @@ static uint64_t optimizer_state(const EstimateConfig *cfg, uint64_t trainable, u
     case OPT_SGD: return cfg->momentum ? trainable_bytes : 0;
     case OPT_ADAM8BIT: return 2 * trainable;   /* one byte per value, two values */
     case OPT_ADAFACTOR: return trainable_bytes / 64;   /* factored second moments */
+    case OPT_SLOTS: return (uint64_t)cfg->state_slots * trainable_bytes;
     default: return 0;
     }
 }
@@ -257,6 +278,8 @@ bool estimate_run(Syntax *s, const Ir *ir, const EstimateConfig *cfg, Estimate *
         interp_eval(in, t.fi, t.v);
         if (!t.training)
             loop_carried_values(s, ir, in, &t);
+        else
+            other_optimized_models(s, ir, in);
         ParamTotals pt;
         tr_param_totals(&tr, &pt);
         if (tr.overflow)

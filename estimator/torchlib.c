@@ -8,6 +8,9 @@
 
 static bool eq(const char *a, const char *b) { return a && strcmp(a, b) == 0; }
 
+static AVal *transform(Interp *in, const char *name, Args *a);
+static AVal *vision_dataset(Interp *in, const char *name, Args *a);
+
 static bool ends(const char *s, const char *suffix)
 {
     size_t n = strlen(s), k = strlen(suffix);
@@ -397,6 +400,21 @@ static AVal *nn_module(Interp *in, const char *name, Args *a)
         o->bias = affine && !eq(name, "RMSNorm") && bool_or(a, -1, "bias", true) ? param(in, (uint64_t)o->a) : 0;
         return m;
     }
+    if (eq(name, "ConvTranspose2d")) {
+        NEW(NN_CONVT2D);
+        o->a = int_or(a, 0, "in_channels", 0);
+        o->b = int_or(a, 1, "out_channels", 0);
+        int64_t kk = int_or(a, 2, "kernel_size", 1);
+        o->k = (int)kk;
+        o->stride = (int)int_or(a, 3, "stride", 1);
+        o->pad = (int)int_or(a, 4, "padding", 0);
+        o->c = int_or(a, 5, "output_padding", 0);
+        o->groups = (int)int_or(a, 6, "groups", 1);
+        uint64_t g = o->groups > 0 ? (uint64_t)o->groups : 1;
+        o->w = param(in, (uint64_t)(o->a * o->b) / g * (uint64_t)(kk * kk));
+        o->bias = bool_or(a, 7, "bias", true) ? param(in, (uint64_t)o->b) : 0;
+        return m;
+    }
     if (eq(name, "Conv2d") || eq(name, "Conv1d")) {
         NEW(NN_CONV2D);
         o->a = int_or(a, 0, "in_channels", 0);
@@ -452,8 +470,11 @@ static AVal *nn_module(Interp *in, const char *name, Args *a)
         {"ReLU", NN_RELU}, {"GELU", NN_GELU}, {"SiLU", NN_SILU}, {"Tanh", NN_TANH},
         {"Sigmoid", NN_SIGMOID}, {"Softmax", NN_SOFTMAX}, {"LogSoftmax", NN_SOFTMAX},
         {"Flatten", NN_FLATTEN}, {"Identity", NN_IDENTITY}, {"CrossEntropyLoss", NN_CE_LOSS},
-        {"NLLLoss", NN_CE_LOSS}, {"MSELoss", NN_MSE_LOSS}, {"L1Loss", NN_MSE_LOSS},
-        {"ReLU6", NN_RELU}, {"LeakyReLU", NN_RELU},
+        {"NLLLoss", NN_NLL_LOSS}, {"MSELoss", NN_MSE_LOSS}, {"L1Loss", NN_MSE_LOSS},
+        {"ReLU6", NN_RELU}, {"LeakyReLU", NN_RELU}, {"ELU", NN_RELU}, {"Mish", NN_SILU},
+        {"Hardswish", NN_SILU}, {"Softplus", NN_SILU}, {"BCELoss", NN_MSE_LOSS},
+        {"BCEWithLogitsLoss", NN_MSE_LOSS}, {"SmoothL1Loss", NN_MSE_LOSS}, {"HuberLoss", NN_MSE_LOSS},
+        {"KLDivLoss", NN_MSE_LOSS},
     };
     for (size_t i = 0; i < sizeof simple / sizeof simple[0]; i++)
         if (eq(name, simple[i].name)) {
@@ -556,6 +577,9 @@ static AVal *nn_module(Interp *in, const char *name, Args *a)
         return p;
     }
 #undef NEW
+    if (name[0] >= 'A' && name[0] <= 'Z')
+        interp_note(in, 0, arena_printf(in->a, "torch.nn.%s is not modelled: its parameters and "
+                                               "activations are missing", name));
     return av_obj(in, NN_OPAQUE);
 }
 
@@ -631,8 +655,14 @@ static AVal *functional(Interp *in, const char *name, Args *a)
             return x ? x : av_unknown(in);
         return tensor_result(in, tr_dropout(in->tr, t, num_or(a, 1, "p", 0.5)));
     }
-    if (eq(name, "cross_entropy") || eq(name, "nll_loss"))
+    if (eq(name, "cross_entropy"))
         return cross_entropy(in, x, arg(a, 1, "target"));
+    if (eq(name, "nll_loss")) {
+        TId l = av_gpu(in, x);
+        AVal *t = arg(a, 1, "target");
+        return l ? tensor_result(in, tr_nll_loss(in->tr, l, t && t->k == AV_TENSOR ? av_gpu(in, t) : 0))
+                 : av_unknown(in);
+    }
     if (eq(name, "mse_loss") || eq(name, "l1_loss") || eq(name, "smooth_l1_loss")) {
         TId t = av_gpu(in, x);
         return t ? tensor_result(in, tr_mse(in->tr, t)) : av_unknown(in);
@@ -910,6 +940,21 @@ AVal *lib_call(Interp *in, const char *q, Args *a)
     }
     if (strncmp(q, "torch.optim.", 12) == 0)
         return av_obj(in, NN_OPTIMIZER);
+    if (strncmp(q, "torchvision.transforms.", 23) == 0)
+        return transform(in, leaf(q), a);
+    if (strncmp(q, "torchvision.datasets.", 21) == 0)
+        return vision_dataset(in, leaf(q), a);
+    if (eq(q, "torch.utils.data.random_split")) {
+        /* the splits yield the dataset's items */
+        AVal *ds = arg(a, 0, "dataset"), *lens = arg(a, 1, "lengths");
+        uint32_t n = lens && lens->k == AV_SEQ ? lens->n : 2;
+        AVal *s = av_seq(in, n);
+        for (uint32_t i = 0; i < n; i++)
+            s->items[i] = ds ? ds : av_unknown(in);
+        return s;
+    }
+    if (eq(q, "torch.utils.data.Subset"))
+        return arg(a, 0, "dataset") ? arg(a, 0, "dataset") : av_unknown(in);
     if (ends(q, "get_peft_model") || ends(q, "prepare_model_for_kbit_training") || eq(q, "torch.compile") ||
         strstr(q, "DistributedDataParallel") || strstr(q, "FullyShardedDataParallel") ||
         ends(q, "DataParallel") || ends(q, "fully_shard") || eq(q, "tqdm.tqdm") || eq(q, "tqdm.auto.tqdm") ||
@@ -1095,6 +1140,12 @@ AVal *module_call(Interp *in, Obj *m, Args *a)
         return t ? tensor_result(in, tr_conv2d(tr, t, m->b, m->k, m->stride, m->pad, m->groups, m->w, m->bias))
                  : av_unknown(in);
     }
+    case NN_CONVT2D: {
+        TId t = av_gpu(in, x);
+        return t && tr->t.v[t].nd == 4
+                   ? tensor_result(in, tr_conv_transpose2d(tr, t, m->b, m->k, m->stride, m->pad, (int)m->c, m->w, m->bias))
+                   : av_unknown(in);
+    }
     case NN_BATCHNORM: {
         TId t = av_gpu(in, x);
         return t ? tensor_result(in, tr_batch_norm(tr, t, m->w, m->bias)) : av_unknown(in);
@@ -1150,6 +1201,12 @@ AVal *module_call(Interp *in, Obj *m, Args *a)
         return t && in->tr->t.v[t].nd == 3 ? tensor_result(in, tlayer_forward(in, m, t)) : av_unknown(in);
     }
     case NN_CE_LOSS: return cross_entropy(in, x, arg(a, 1, "target"));
+    case NN_NLL_LOSS: {
+        TId l = av_gpu(in, x);
+        AVal *t = arg(a, 1, "target");
+        return l ? tensor_result(in, tr_nll_loss(tr, l, t && t->k == AV_TENSOR ? av_gpu(in, t) : 0))
+                 : av_unknown(in);
+    }
     case NN_MSE_LOSS: {
         TId t = av_gpu(in, x);
         return t ? tensor_result(in, tr_mse(tr, t)) : av_unknown(in);
@@ -1210,6 +1267,8 @@ AVal *loader_batch(Interp *in, AVal *loader)
         Args one = {{av_int(in, 0)}, {NULL}, 1};
         bool found;
         item = run_method(in, ds, "__getitem__", &one, &found);
+    } else if (ds && ds->k == AV_OBJECT && obj_get(ds->obj, "__item__")) {
+        item = obj_get(ds->obj, "__item__");
     } else if (ds && ds->k == AV_OBJECT && obj_get(ds->obj, "__tensors__")) {
         AVal *ts = obj_get(ds->obj, "__tensors__");
         AVal *s = av_seq(in, ts->n);
@@ -1220,6 +1279,82 @@ AVal *loader_batch(Interp *in, AVal *loader)
     AVal *b = collate(in, item, batch);
     obj_set(in, loader->obj, "__batch__", b);
     return b;
+}
+
+/* ---- torchvision datasets and transforms ------------------------------------------------------ */
+
+/* A transform: the ones that set the image size keep it ("__size__");
+ * Compose keeps its list. */
+static AVal *transform(Interp *in, const char *name, Args *a)
+{
+    AVal *t = av_obj(in, NN_OPAQUE);
+    t->obj->a = OPAQUE_TRANSFORM;
+    if (eq(name, "Compose")) {
+        AVal *list = arg(a, 0, "transforms");
+        obj_set(in, t->obj, "__list__", list ? list : av_seq(in, 0));
+    } else if (eq(name, "Resize") || eq(name, "CenterCrop") || eq(name, "RandomResizedCrop") ||
+               eq(name, "RandomCrop")) {
+        AVal *size = arg(a, 0, "size");
+        if (size)
+            obj_set(in, t->obj, "__size__", size);
+    }
+    return t;
+}
+
+/* The (height, width) the transform pipeline ends with, if it sets one. */
+static bool transform_size(AVal *t, int64_t *h, int64_t *w)
+{
+    if (!t || t->k != AV_OBJECT || t->obj->a != OPAQUE_TRANSFORM)
+        return false;
+    AVal *list = obj_get(t->obj, "__list__");
+    bool found = false;
+    for (uint32_t i = 0; list && list->k == AV_SEQ && i < list->n; i++)
+        found |= transform_size(list->items[i], h, w);
+    AVal *size = obj_get(t->obj, "__size__");
+    if (size && av_int_of(size, h)) {
+        *w = *h;
+        return true;
+    }
+    if (size && size->k == AV_SEQ && size->n == 2 && av_int_of(size->items[0], h) && av_int_of(size->items[1], w))
+        return true;
+    return found;
+}
+
+/* torchvision's datasets yield (image tensor, class index); the image's
+ * channels and size are the dataset's, or what its transform makes them. */
+static AVal *vision_dataset(Interp *in, const char *name, Args *a)
+{
+    static const struct { const char *name; int c, size; } known[] = {
+        {"MNIST", 1, 28}, {"FashionMNIST", 1, 28}, {"KMNIST", 1, 28}, {"EMNIST", 1, 28},
+        {"QMNIST", 1, 28}, {"CIFAR10", 3, 32}, {"CIFAR100", 3, 32}, {"SVHN", 3, 32},
+        {"STL10", 3, 96}, {"ImageFolder", 3, 224}, {"ImageNet", 3, 224}, {"FakeData", 3, 224},
+        {"LSUN", 3, 224}, {"CelebA", 3, 224}, {"Food101", 3, 224}, {"Flowers102", 3, 224},
+        {"OxfordIIITPet", 3, 224}, {"StanfordCars", 3, 224}, {"Caltech101", 3, 224},
+        {"Places365", 3, 224}, {"DatasetFolder", 3, 224},
+    };
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+        if (!eq(name, known[i].name))
+            continue;
+        int64_t h = known[i].size, w = known[i].size;
+        AVal *tf = arg(a, -1, "transform");
+        bool sized = transform_size(tf, &h, &w);
+        AVal *img = arg(a, -1, "image_size");
+        if (img && img->k == AV_SEQ && img->n == 3) {
+            av_int_of(img->items[1], &h);
+            av_int_of(img->items[2], &w);
+            sized = true;
+        }
+        if (!sized && known[i].size == 224)
+            interp_note(in, 0, arena_printf(in->a, "%s: images assumed 224 x 224 (no size in its transform)", name));
+        int64_t dim[3] = {known[i].c, h, w};
+        AVal *item = av_seq(in, 2);
+        item->items[0] = av_tensor_new(in, DT_F32, 3, dim, false);
+        item->items[1] = av_int(in, 0);
+        AVal *ds = av_obj(in, NN_OPAQUE);
+        obj_set(in, ds->obj, "__item__", item);
+        return ds;
+    }
+    return av_unknown(in);
 }
 
 /* ---- argparse: the defaults are the configuration ----------------------------------------- */

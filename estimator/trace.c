@@ -361,6 +361,29 @@ TId tr_conv2d(Trace *tr, TId x, int64_t cout, int k, int stride, int pad, int gr
     return y;
 }
 
+TId tr_conv_transpose2d(Trace *tr, TId x, int64_t cout, int k, int stride, int pad, int out_pad,
+                        uint32_t w, uint32_t b)
+{
+    x = autocast_in(tr, x);
+    TId wc = weight_as_used(tr, w);
+    weight_as_used(tr, b);
+    const TTensor *t = T(tr, x);
+    int64_t s = stride ? stride : 1;
+    int64_t dim[4] = {t->dim[0], cout, (t->dim[2] - 1) * s - 2 * pad + k + out_pad,
+                      (t->dim[3] - 1) * s - 2 * pad + k + out_pad};
+    TId y = new_tensor(tr, tr_dtype(tr, x), 4, dim, out_grad(tr, x, 0, w, b));
+    if (needs_grad(tr, y)) {
+        save(tr, x);
+        if (wc)
+            save(tr, wc);
+    }
+    use_param(tr, w);
+    use_param(tr, b);
+    TId in[2] = {x, wc};
+    record(tr, "conv_transpose2d", in, 2, y);
+    return y;
+}
+
 TId tr_pool2d(Trace *tr, TId x, int k, int stride, int pad, bool max)
 {
     const TTensor *t = T(tr, x);
@@ -624,6 +647,21 @@ TId tr_reduce(Trace *tr, TId x)
     TId y = new_tensor(tr, tr->autocast_on ? DT_F32 : tr_dtype(tr, x), 0, &one, needs_grad(tr, x));
     record(tr, "reduce", &x, 1, y);
     return y;
+}
+
+TId tr_nll_loss(Trace *tr, TId logp, TId target)
+{
+    if (!tr->head_op)
+        tr->head_op = tr->ops.n + 1;
+    if (tr->autocast_on)
+        logp = tr_cast(tr, logp, DT_F32);   /* nll_loss is on autocast's fp32 list */
+    int64_t one = 1;
+    TId loss = new_tensor(tr, tr_dtype(tr, logp), 0, &one, needs_grad(tr, logp));
+    if (target)
+        save(tr, target);
+    TId in[2] = {logp, target};
+    record(tr, "nll_loss", in, 2, loss);
+    return loss;
 }
 
 TId tr_cross_entropy(Trace *tr, TId logits, TId target)

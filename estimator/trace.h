@@ -108,6 +108,8 @@ TId tr_matmul(Trace *tr, TId a, TId b);      /* batched: a[..., m, k] @ b[..., k
 TId tr_embedding(Trace *tr, TId ids, int64_t d, uint32_t w);
 TId tr_conv2d(Trace *tr, TId x, int64_t cout, int k, int stride, int pad, int groups,
               uint32_t w, uint32_t b);
+TId tr_conv_transpose2d(Trace *tr, TId x, int64_t cout, int k, int stride, int pad, int out_pad,
+                        uint32_t w, uint32_t b);
 TId tr_pool2d(Trace *tr, TId x, int k, int stride, int pad, bool max);
 TId tr_adaptive_pool(Trace *tr, TId x, int64_t oh, int64_t ow);
 TId tr_batch_norm(Trace *tr, TId x, uint32_t w, uint32_t b);
@@ -132,6 +134,7 @@ TId tr_slice_last(Trace *tr, TId x, int64_t n);              /* x[..., :n] as a 
  * output and the log-sum-exp. q, k, v are (b, h, s, hd). */
 TId tr_sdpa(Trace *tr, TId q, TId k, TId v, double dropout);
 TId tr_cross_entropy(Trace *tr, TId logits, TId target);   /* log_softmax + nll */
+TId tr_nll_loss(Trace *tr, TId logp, TId target);          /* on log-probabilities */
 TId tr_mse(Trace *tr, TId pred);
 TId tr_reduce(Trace *tr, TId x);                             /* sum/mean to a scalar */
 /* cuDNN LSTM over (b, s, in): saves input, weights, output and its reserve space */

@@ -660,3 +660,86 @@ check(w["allocated_peak_bytes"] - s["allocated_peak_bytes"] >= 32 * 8 * 256 * 25
       "need_weights=True materialises the attention weights (>= 64 MiB more than SDPA)",
       f"peaks {w['allocated_peak_bytes']} vs {s['allocated_peak_bytes']}")
 PY
+
+echo "--- 14. torchvision datasets, several models, other optimizers"
+# torchvision.datasets.MNIST yields (1, 28, 28) images: the batch is the
+# DataLoader's 64; Net: conv 1->32 (320) + conv 32->64 (18,496) + fc 9216->128
+# (1,179,776) + fc 128->10 (1,290) = 1,199,882 parameters; Adadelta keeps two
+# state tensors per parameter: 2 * 4 * 1,199,882 = 9,599,056 bytes
+cat > mnist.py <<'PY'
+import argparse
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torchvision import datasets, transforms
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 32, 3, 1)
+        self.conv2 = nn.Conv2d(32, 64, 3, 1)
+        self.fc1 = nn.Linear(9216, 128)
+        self.fc2 = nn.Linear(128, 10)
+
+    def forward(self, x):
+        x = F.relu(self.conv2(F.relu(self.conv1(x))))
+        x = torch.flatten(F.max_pool2d(x, 2), 1)
+        return F.log_softmax(self.fc2(F.relu(self.fc1(x))), dim=1)
+
+def train(model, device, loader, optimizer):
+    model.train()
+    for data, target in loader:
+        data, target = data.to(device), target.to(device)
+        optimizer.zero_grad()
+        loss = F.nll_loss(model(data), target)
+        loss.backward()
+        optimizer.step()
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--batch-size", type=int, default=64)
+    args = parser.parse_args()
+    transform = transforms.Compose([transforms.ToTensor(), transforms.Normalize((0.1307,), (0.3081,))])
+    loader = torch.utils.data.DataLoader(datasets.MNIST("../data", train=True, download=True, transform=transform),
+                                         batch_size=args.batch_size)
+    model = Net().to("cuda")
+    optimizer = torch.optim.Adadelta(model.parameters(), lr=1.0)
+    train(model, "cuda", loader, optimizer)
+
+if __name__ == "__main__":
+    main()
+PY
+# a GAN: two models, each with its optimizer; the generator is only reached
+# through its optimizer from the discriminator's step. G: ConvTranspose2d
+# 100->64 k4 (102,400) + BN (128) + ConvTranspose2d 64->3 k4 (3,072) = 105,600;
+# D: Conv2d 3->64 k4 (3,072) + Conv2d 64->1 k4 (1,024) = 4,096
+cat > gan.py <<'PY'
+import torch
+import torch.nn as nn
+G = nn.Sequential(nn.ConvTranspose2d(100, 64, 4, 1, 0, bias=False), nn.BatchNorm2d(64), nn.ReLU(True),
+                  nn.ConvTranspose2d(64, 3, 4, 2, 1, bias=False), nn.Tanh()).cuda()
+D = nn.Sequential(nn.Conv2d(3, 64, 4, 2, 1, bias=False), nn.LeakyReLU(0.2, inplace=True),
+                  nn.Conv2d(64, 1, 4, 1, 0, bias=False), nn.Sigmoid()).cuda()
+optD = torch.optim.Adam(D.parameters(), lr=2e-4)
+optG = torch.optim.Adam(G.parameters(), lr=2e-4)
+criterion = nn.BCELoss()
+for step in range(10):
+    real = torch.randn(128, 3, 8, 8, device="cuda")
+    D.zero_grad()
+    errD = criterion(D(real).view(-1), torch.ones(128, device="cuda"))
+    errD.backward()
+    optD.step()
+PY
+est mnist mnist.py
+est gan gan.py
+verdict mnist gan <<'PY'
+m, g = J
+check(m["error"] is None and m["batch"] == 64 and m["params_total"] == 1199882
+      and C(m, "optimizer_state") == 2 * 4 * 1199882,
+      "MNIST: batch 64 from the loader, 1,199,882 parameters, Adadelta's two state tensors",
+      f"MNIST: batch {m.get('batch')}, params {m.get('params_total')}, "
+      f"state {m.get('components', {}).get('optimizer_state')}, error {m['error']!r}")
+check(g["params_total"] == 105600 + 4096 and C(g, "optimizer_state") == 2 * 4 * (105600 + 4096),
+      "GAN: both models' parameters and Adam states (109,696 parameters)",
+      f"GAN: params {g['params_total']}, state {C(g, 'optimizer_state')}")
+PY
