@@ -352,7 +352,10 @@ int cmd_estimate(int argc, char **argv)
     memset(&e, 0, sizeof e);
     memset(&rem, 0, sizeof rem);
     if (s.diags.n) {
-        why = "the script has syntax errors (pfc lint shows them)";
+        uint32_t line, col;
+        syntax_line_col(&s, s.diags.v[0].start, &line, &col);
+        why = arena_printf(&arena, "syntax error at %u:%u: %s (pfc lint shows them all)", line, col,
+                           s.diags.v[0].msg);
     } else {
         Ir ir;
         ir_build(&ir, &s);

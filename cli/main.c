@@ -21,7 +21,7 @@ static const char usage_text[] =
     "  dump-ir FILE [--fn NAME] print the SSA IR with its lattice facts\n"
     "  emit FILE                parse and re-emit FILE to stdout (exit 1 on syntax errors)\n"
     "  explain CODE             what a rule finds, why, what it costs, how to fix it\n"
-    "  estimate SCRIPT [--json] parameters, weights, gradients, optimizer state (peak: next)\n"
+    "  estimate SCRIPT          the projected peak GPU memory of one step, what would fit\n"
     "  gpus                     the GPUs and cloud instances known by name\n"
     "  archs                    the model architectures built in, with parameter counts\n"
     "  version                  print the version\n"
@@ -42,7 +42,16 @@ static const char usage_text[] =
     "  --no-cache               do not read or write the result cache\n"
     "  -j, --jobs N             files linted in parallel (default: all cores)\n"
     "\n"
-    "exit status: 0 no findings, 1 findings, 2 usage or internal error\n";
+    "estimate options:\n"
+    "  --gpu NAME               a GPU or cloud instance (pfc gpus): the verdict and the changes\n"
+    "                           that would make it fit, each re-estimated\n"
+    "  --batch N, --seq N       override the script's batch size and sequence length\n"
+    "  --precision P            fp32, bf16 (16-bit weights) or amp (fp32 weights, bf16 autocast)\n"
+    "  --world-size N           ranks of a DDP/FSDP run (numbers are per rank)\n"
+    "  --json                   one JSON object; -v every simulated phase; --trace every op\n"
+    "\n"
+    "exit status: 0 no findings (estimate: fits), 1 findings (estimate: does not fit or cannot\n"
+    "be read), 2 usage or internal error\n";
 
 int usage_error(const char *fmt, ...)
 {

@@ -527,8 +527,8 @@ est chain chain.py
 est p4de mlp.py --gpu p4de.24xlarge
 verdict syntax empty deep chain p4de <<'PY'
 sy, em, de, ch, p4 = J
-check(RC[0] == 1 and sy["error"].startswith("the script has syntax errors") and sy["allocated_peak_bytes"] is None,
-      "a syntax error: exit 1, the error says so, no numbers", f"exit {RC[0]}, error {sy['error']!r}")
+check(RC[0] == 1 and sy["error"].startswith("syntax error at 2:6: ") and sy["allocated_peak_bytes"] is None,
+      "a syntax error: exit 1, the error gives its line and column, no numbers", f"exit {RC[0]}, error {sy['error']!r}")
 check(RC[1] == 1 and "nothing to estimate" in (em["error"] or ""), "an empty file: exit 1, nothing to estimate",
       f"exit {RC[1]}, error {em['error']!r}")
 # CPython rejects more than 200 nested parentheses ("too many nested parentheses")
