@@ -226,6 +226,9 @@ static void header(Buf *b, const Report *r)
         buf_printf(b, " · FSDP x%lld", (long long)c->world_size);
     else if (c->shard == SHARD_DDP)
         buf_puts(b, " · DDP");
+    else if (c->shard >= SHARD_ZERO1)
+        buf_printf(b, " · ZeRO-%d x%lld", c->shard == SHARD_ZERO1 ? 1 : c->shard == SHARD_ZERO2 ? 2 : 3,
+                   (long long)c->world_size);
     buf_printf(b, "\nPeak       %s\n\n", e->peak_phase);
 }
 

@@ -159,6 +159,53 @@ static void read_training_args(Reader *r, const KwReader *k)
     }
 }
 
+static AVal *dict_get(AVal *d, const char *key)
+{
+    for (uint32_t i = 0; d && d->k == AV_DICT && i < d->n; i++)
+        if (strcmp(d->keys[i], key) == 0)
+            return d->items[i];
+    return NULL;
+}
+
+static bool enabled(AVal *section)
+{
+    AVal *e = dict_get(section, "enabled");
+    bool known;
+    return e && av_truth(e, &known) && known;
+}
+
+/* deepspeed.initialize(config={...}): the ZeRO stage shards state (1),
+ * gradients (2) and weights (3) over the ranks; bf16/fp16 keep 16-bit
+ * weights on the GPU and fp32 master weights in the optimizer; the
+ * optimizer section and gradient accumulation. A config given as a path is
+ * not read (listed as an assumption). */
+static void read_deepspeed(Reader *r, AVal *config)
+{
+    EstimateConfig *cfg = r->cfg;
+    if (!config || config->k != AV_DICT) {
+        assume(cfg, r->S->arena, "the DeepSpeed configuration is not a dict in the script: "
+                                 "ZeRO stage and precision not read");
+        return;
+    }
+    int64_t stage = 0, acc = 0;
+    AVal *zero = dict_get(config, "zero_optimization");
+    if (av_int_of(dict_get(zero, "stage"), &stage))
+        cfg->shard = stage == 1 ? SHARD_ZERO1 : stage == 2 ? SHARD_ZERO2 : stage == 3 ? SHARD_ZERO3 : cfg->shard;
+    if (enabled(dict_get(config, "bf16")) || enabled(dict_get(config, "fp16"))) {
+        cfg->weight_bytes = 2;
+        cfg->weight_fp16 = enabled(dict_get(config, "fp16"));
+        cfg->master_weights = true;
+    }
+    if (av_int_of(dict_get(config, "gradient_accumulation_steps"), &acc) && acc > 1)
+        cfg->accumulation = acc;
+    AVal *opt = dict_get(dict_get(config, "optimizer"), "type");
+    if (opt && opt->k == AV_STR && cfg->optimizer == OPT_NONE) {
+        cfg->optimizer = strstr(opt->s, "Adam") || strstr(opt->s, "adam") ? OPT_ADAM : OPT_OTHER;
+        cfg->optimizer_name = opt->s;
+        cfg->fused = true;   /* DeepSpeed's fused Adam */
+    }
+}
+
 static bool method_is(const Reader *r, const IrValue *callee, const char *name)
 {
     return callee->op == IR_ATTR && strcmp(str_of(r, callee->name), name) == 0;
@@ -196,6 +243,8 @@ static void read_call(Reader *r, Interp *in, int fi, const IrValue *v)
         int64_t n;
         if (kw_int(&k, "gradient_accumulation_steps", &n) && n > 1)
             cfg->accumulation = n;
+    } else if (qual_is(r, q, "deepspeed.initialize")) {
+        read_deepspeed(r, kw(&k, "config") ? kw(&k, "config") : kw(&k, "config_params"));
     } else if (qual_is(r, q, "peft.LoraConfig")) {
         int64_t rank;
         if (kw_int(&k, "r", &rank) && rank > 0)

@@ -37,6 +37,7 @@ typedef struct EstimateConfig {
     bool trainer_autocast;        /* TrainingArguments(bf16=True / fp16=True) */
     bool trainer_fp16;
     int accelerate_mp;            /* Accelerator(mixed_precision=): 0 no, 1 bf16, 2 fp16 */
+    bool master_weights;          /* DeepSpeed bf16/fp16: fp32 master weights in the optimizer */
     Shard shard;
     int64_t world_size;
     bool chunked_ce;              /* remedy: the loss computed in chunks (no full logits copies) */

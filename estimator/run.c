@@ -96,7 +96,10 @@ static uint64_t optimizer_state(const EstimateConfig *cfg, uint64_t trainable, u
                                 uint64_t tensors, uint64_t step_tensor)
 {
     switch (cfg->optimizer) {
-    case OPT_ADAM: return 2 * trainable_bytes + (cfg->fused ? tensors * step_tensor : 0);
+    case OPT_ADAM:
+        if (cfg->master_weights)   /* fp32 master weights and fp32 moments: 12 bytes a parameter */
+            return 12 * trainable;
+        return 2 * trainable_bytes + (cfg->fused ? tensors * step_tensor : 0);
     case OPT_SGD: return cfg->momentum ? trainable_bytes : 0;
     case OPT_ADAM8BIT: return 2 * trainable;   /* one byte per value, two values */
     case OPT_ADAFACTOR: return trainable_bytes / 64;   /* factored second moments */
@@ -189,6 +192,8 @@ static void assemble(const EstimateConfig *cfg, const Trace *tr, bool training, 
         if ((cfg->shard == SHARD_ZERO1 || cfg->shard == SHARD_ZERO2) && ws > 1) {
             S /= ws;
             T /= ws;
+            if (cfg->shard == SHARD_ZERO2)
+                G /= ws;   /* the reduced gradients are kept as partitions */
         }
         if (cfg->shard == SHARD_DDP)
             T += G;   /* gradient buckets: about one more copy of the gradients */

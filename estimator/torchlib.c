@@ -961,6 +961,16 @@ AVal *lib_call(Interp *in, const char *q, Args *a)
         eq(q, "tqdm") || eq(q, "torch.jit.script"))
         /* wrappers that run the same module (or iterate the same loader) */
         return arg(a, 0, NULL) ? arg(a, 0, NULL) : av_unknown(in);
+    if (eq(q, "deepspeed.initialize")) {
+        /* (engine, optimizer, loader, scheduler): the engine runs the model */
+        AVal *s = av_seq(in, 4);
+        AVal *model = arg(a, -1, "model");
+        s->items[0] = model ? model : av_unknown(in);
+        s->items[1] = arg(a, -1, "optimizer") ? arg(a, -1, "optimizer") : av_obj(in, NN_OPTIMIZER);
+        s->items[2] = arg(a, -1, "training_data") ? arg(a, -1, "training_data") : av_none(in);
+        s->items[3] = av_none(in);
+        return s;
+    }
     if (eq(q, "accelerate.Accelerator")) {
         AVal *o = av_obj(in, NN_OPAQUE);
         o->obj->a = OPAQUE_ACCELERATOR;

@@ -743,3 +743,43 @@ check(g["params_total"] == 105600 + 4096 and C(g, "optimizer_state") == 2 * 4 * 
       "GAN: both models' parameters and Adam states (109,696 parameters)",
       f"GAN: params {g['params_total']}, state {C(g, 'optimizer_state')}")
 PY
+
+echo "--- 15. DeepSpeed: ZeRO stage, bf16 with fp32 master weights, world size"
+cat > ds.py <<'PY'
+import torch
+import deepspeed
+from transformers import AutoModelForCausalLM
+ds_config = {
+    "bf16": {"enabled": True},
+    "zero_optimization": {"stage": STAGE},
+    "optimizer": {"type": "AdamW", "params": {"lr": 1e-5}},
+}
+model = AutoModelForCausalLM.from_pretrained("gpt2-medium")
+engine, optimizer, _, _ = deepspeed.initialize(model=model, model_parameters=model.parameters(), config=ds_config)
+engine.train()
+for step in range(10):
+    ids = torch.randint(0, 50257, (4, 1024), device="cuda")
+    loss = engine(input_ids=ids, labels=ids).loss
+    engine.backward(loss)
+    engine.step()
+PY
+sed 's/STAGE/1/' ds.py > ds1.py
+sed 's/STAGE/2/' ds.py > ds2.py
+est ds1 ds1.py --world-size 8
+est ds1one ds1.py
+est ds2 ds2.py --world-size 8
+verdict ds1 ds1one ds2 <<'PY'
+one8, one1, two8 = J
+P = 354823168
+# bf16 weights on the GPU; the optimizer keeps fp32 master weights and two fp32
+# moments (12 bytes a parameter), split over the 8 ranks by ZeRO-1
+check(C(one1, "weights") == 2 * P and C(one1, "optimizer_state") == 12 * P,
+      "DeepSpeed bf16: 2-byte weights, 12 bytes of optimizer state a parameter",
+      f"weights {C(one1, 'weights')}, state {C(one1, 'optimizer_state')}")
+check(one8["allocated_peak_bytes"] < one1["allocated_peak_bytes"] and
+      two8["allocated_peak_bytes"] <= one8["allocated_peak_bytes"] and
+      any("world size is unknown" in s for s in one1["assumptions"]),
+      "ZeRO-1 over 8 ranks needs less than one rank; ZeRO-2 no more than ZeRO-1; without --world-size it says so",
+      f"peaks {one8['allocated_peak_bytes']}, {one1['allocated_peak_bytes']}, {two8['allocated_peak_bytes']}; "
+      f"assumptions {one1['assumptions']}")
+PY
