@@ -4,9 +4,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_DEPTH 64
+#define MAX_DEPTH 4096
+/* Nested evaluation is bounded by the stack it uses, not only by depth: the
+ * CLI's main thread has at least 8 MiB, and 2 MiB leaves room for sanitizers. */
+#define MAX_STACK (2u << 20)
 #define MAX_STEPS 2000000
 #define MAX_ITERATIONS 100000
+
+static bool too_deep(Interp *in)
+{
+    char probe;
+    uintptr_t here = (uintptr_t)&probe;
+    if (!in->stack_base)
+        in->stack_base = here;
+    uintptr_t used = in->stack_base > here ? in->stack_base - here : here - in->stack_base;
+    return in->depth >= MAX_DEPTH || used > MAX_STACK;
+}
 
 /* ---- values ----------------------------------------------------------------------------- */
 
@@ -508,7 +521,7 @@ static AVal *run_frame(Interp *in, Frame *fr)
 
 static AVal *run_function(Interp *in, int fi, AVal *self, Args *a)
 {
-    if (in->depth >= MAX_DEPTH) {
+    if (too_deep(in)) {
         interp_fail(in, "calls nest too deeply (recursion?)");
         return av_unknown(in);
     }
@@ -1445,7 +1458,7 @@ static AVal *eval(Interp *in, Frame *fr, ValueId v)
         interp_fail(in, "the script is too large to interpret");
         return av_unknown(in);
     }
-    if (in->depth >= MAX_DEPTH) {
+    if (too_deep(in)) {
         interp_fail(in, "values depend on each other too deeply");
         return av_unknown(in);
     }
@@ -1469,7 +1482,7 @@ static AVal *exec_value(Interp *in, Frame *fr, ValueId v)
         return fr->vals[v] = av_unknown(in);
     }
     in->depth++;
-    AVal *r = in->depth < MAX_DEPTH ? compute(in, fr, v) : av_unknown(in);
+    AVal *r = !too_deep(in) ? compute(in, fr, v) : av_unknown(in);
     in->depth--;
     return fr->vals[v] = r;
 }

@@ -27,6 +27,7 @@ struct Interp {
     uint32_t *parent;     /* CST parent of each node */
     uint64_t steps;
     int depth;
+    uintptr_t stack_base;   /* where the first evaluation started */
     const char *error;
     AVal unknown, none;
     /* the step's model call (the first call of a module from the top level) */

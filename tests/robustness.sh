@@ -118,6 +118,9 @@ estimate_ok "endless loop in forward" "$TMP/spin.py"
   echo 'm = nn.Sequential(*[nn.Linear(64, 64) for _ in range(20000)]).cuda()';
   echo 'm(torch.randn(8, 64, device="cuda")).sum().backward()'; } > "$TMP/wide.py"
 estimate_ok "20,000-layer model" "$TMP/wide.py"
+{ echo 'import torch'; echo 'a0 = 64'; for i in $(seq 1 20000); do echo "a$i = a$((i - 1)) + 1"; done;
+  echo 'm = torch.nn.Linear(a20000, 10).cuda()'; echo 'm(torch.randn(8, a20000, device="cuda")).sum().backward()'; } > "$TMP/chain_consts.py"
+estimate_ok "20,000 chained constants" "$TMP/chain_consts.py"
 
 echo "robustness: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
