@@ -180,7 +180,7 @@ static void breakdown(Buf *b, const Estimate *e)
         if (l)
             cell(b, left[i].name, left[i].bytes, false);
         else
-            buf_printf(b, "%38s", "");
+            buf_printf(b, "%34s", "");
         if (r)
             cell(b, right[i].name, right[i].bytes, true);
         else

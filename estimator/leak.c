@@ -98,11 +98,15 @@ uint64_t estimate_retained(Syntax *s, const Ir *ir, Interp *in, const Target *t,
         while (r && in->tr->t.v[r].base)
             r = in->tr->t.v[r].base;
         uint64_t b = tr_bytes(in->tr, r);
+        if (!backward_in_loop && in->tr->t.v[r].grad) {
+            /* still attached: the whole graph behind it stays, even for a scalar */
+            per_iteration += b + m->graph;
+            *what = "a list collects tensors still attached to the graph: every iteration's graph stays";
+            continue;
+        }
         if (b < (1u << 20))
-            continue;   /* scalars and small tensors: noise */
+            continue;   /* a detached scalar or small tensor: noise */
         per_iteration += b;
-        if (!backward_in_loop && in->tr->t.v[r].grad)
-            per_iteration += m->graph;
         *what = "a list collects an output tensor every iteration";
     }
     if (!per_iteration)

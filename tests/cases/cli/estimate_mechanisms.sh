@@ -783,3 +783,27 @@ check(one8["allocated_peak_bytes"] < one1["allocated_peak_bytes"] and
       f"peaks {one8['allocated_peak_bytes']}, {one1['allocated_peak_bytes']}, {two8['allocated_peak_bytes']}; "
       f"assumptions {one1['assumptions']}")
 PY
+
+echo "--- 16. a list of losses still attached (no backward, no no_grad) keeps every graph"
+cat > losses.py <<'PY'
+import torch
+from transformers import AutoModelForCausalLM
+model = AutoModelForCausalLM.from_pretrained("gpt2").cuda()
+model.eval()
+losses = []
+for i in range(6):
+    ids = torch.randint(0, 50257, (8, 1024), device="cuda")
+    out = model(input_ids=ids, labels=ids)
+    losses.append(OUT)
+print(sum(losses) / 6)
+PY
+sed 's/OUT/out.loss/' losses.py > attached.py
+sed 's/OUT/out.loss.item()/' losses.py > items.py
+est attached attached.py
+est items items.py
+verdict attached items <<'PY'
+a, i = J
+check(B(a, "retained_across_iterations") > 5 * 8 * 1024 * 50257 * 4 and B(i, "retained_across_iterations") == 0,
+      "appending attached losses keeps 5 more graphs (each with its fp32 log-softmax); .item() keeps nothing",
+      f"retained {B(a, 'retained_across_iterations')} vs {B(i, 'retained_across_iterations')}")
+PY
