@@ -329,11 +329,19 @@ void estimate_read(Syntax *s, const Ir *ir, EstimateConfig *cfg)
     Interp *in = interp_new(s->arena, s, ir, &scratch, NULL);
     for (uint32_t fi = 0; fi < ir->funcs.n; fi++) {
         const IrFunction *f = &ir->funcs.v[fi];
-        for (uint32_t i = 1; i < f->values.n; i++)
-            if (f->values.v[i].op == IR_CALL && f->values.v[i].nargs) {
-                read_call(&r, in, (int)fi, &f->values.v[i]);
-                read_load_dtype(&r, in, (int)fi, &f->values.v[i]);
+        for (uint32_t i = 1; i < f->values.n; i++) {
+            const IrValue *v = &f->values.v[i];
+            if (v->op == IR_CALL && v->nargs) {
+                read_call(&r, in, (int)fi, v);
+                read_load_dtype(&r, in, (int)fi, v);
             }
+            /* model.config.use_cache = False */
+            if (v->op == IR_STORE_ATTR && v->nargs >= 2 && strcmp(str_of(&r, v->name), "use_cache") == 0) {
+                bool known;
+                if (!av_truth(interp_eval(in, (int)fi, v->args[1]), &known) && known)
+                    cfg->cache_off = true;
+            }
+        }
     }
     /* forward, zero_grad(), backward(): the old .grad lives through the forward */
     cfg->zero_grad_mid = r.zero_grad_at && r.model_call_at < r.zero_grad_at && r.zero_grad_at < r.backward_at;

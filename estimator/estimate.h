@@ -38,6 +38,7 @@ typedef struct EstimateConfig {
     bool trainer_fp16;
     int accelerate_mp;            /* Accelerator(mixed_precision=): 0 no, 1 bf16, 2 fp16 */
     bool master_weights;          /* DeepSpeed bf16/fp16: fp32 master weights in the optimizer */
+    bool cache_off;               /* model.config.use_cache = False */
     Shard shard;
     int64_t world_size;
     bool chunked_ce;              /* remedy: the loss computed in chunks (no full logits copies) */

@@ -162,8 +162,11 @@ static AVal *call_hf(LibraryCtx *lc, Interp *in, Obj *m, AVal **args, const char
     o.grad_ckpt = cfg->grad_checkpointing && tr->training && !tr->no_grad;
     o.eager_attention = cfg->eager_attention;
     o.labels = labels && labels->k != AV_NONE;
-    /* the v5 Trainer turns the cache off; checkpointing in training does too */
-    o.use_cache = !in->in_trainer && !o.grad_ckpt;
+    /* the v5 Trainer turns the cache off; checkpointing in training does too;
+     * so do model(..., use_cache=False) and model.config.use_cache = False */
+    AVal *uc = kwarg(args, kw, n, "use_cache", -1);
+    bool known, cache_arg = uc ? av_truth(uc, &known) : (known = false, true);
+    o.use_cache = !in->in_trainer && !o.grad_ckpt && !cfg->cache_off && (!known || cache_arg);
     o.lora_r = cfg->lora_r;
     o.lora_targets = cfg->lora_targets ? cfg->lora_targets
                      : a->family == FAM_GPT2 ? LORA_C_ATTN : (LORA_Q | LORA_V);

@@ -955,6 +955,8 @@ AVal *lib_call(Interp *in, const char *q, Args *a)
     }
     if (eq(q, "torch.utils.data.Subset"))
         return arg(a, 0, "dataset") ? arg(a, 0, "dataset") : av_unknown(in);
+    if (eq(q, "torch.compile"))
+        interp_note(in, 0, "torch.compile: estimated as eager execution (compiled graphs often save less)");
     if (ends(q, "get_peft_model") || ends(q, "prepare_model_for_kbit_training") || eq(q, "torch.compile") ||
         strstr(q, "DistributedDataParallel") || strstr(q, "FullyShardedDataParallel") ||
         ends(q, "DataParallel") || ends(q, "fully_shard") || eq(q, "tqdm.tqdm") || eq(q, "tqdm.auto.tqdm") ||
