@@ -1256,6 +1256,8 @@ static AVal *call(Interp *in, Frame *fr, ValueId v)
         on = true;
         dt = in->force_autocast_dtype;
     }
+    if (in->no_autocast)
+        on = false;
     tr->autocast_on = on;
     if (on)
         tr->autocast = dt;
@@ -1416,7 +1418,7 @@ static AVal *compute(Interp *in, Frame *fr, ValueId v)
         if (!fr->demand && c->k == AV_OBJECT && c->obj->nn == NN_OPAQUE) {
             if (c->obj->a == 1)
                 in->tr->no_grad = true;
-            if (c->obj->a == 2 && c->obj->b) {
+            if (c->obj->a == 2 && c->obj->b && !in->no_autocast) {
                 in->tr->autocast_on = true;
                 in->tr->autocast = (DType)c->obj->c;
             }

@@ -34,6 +34,7 @@ struct Interp {
     int64_t batch_override, seq_override;   /* 0: as the script says */
     bool force_autocast;                    /* run the model under autocast */
     DType force_autocast_dtype;
+    bool no_autocast;                       /* --precision fp32: the script's autocast is off */
     int64_t seen_batch, seen_seq;
     const char *model_class;
     bool model_called;

@@ -274,6 +274,7 @@ bool estimate_run(Syntax *s, const Ir *ir, const EstimateConfig *cfg, Estimate *
     in->batch_override = cfg->batch;
     in->seq_override = cfg->seq;
     in->force_autocast = cfg->precision == 3 || (cfg->accelerate_mp && cfg->precision == 0);
+    in->no_autocast = cfg->precision == 1;
     in->force_autocast_dtype = cfg->accelerate_mp == 2 && cfg->precision == 0 ? DT_F16 : DT_BF16;
     Target t;
     bool ok = find_target(s, ir, &t);

@@ -1454,7 +1454,7 @@ static AVal *trainer_step(Interp *in, Obj *trainer)
     bool was_training = tr->training, was_on = tr->autocast_on;
     DType was_dt = tr->autocast;
     tr->training = true;
-    if (ac || fp16) {
+    if ((ac || fp16) && !in->no_autocast) {
         tr->autocast_on = true;
         tr->autocast = fp16 ? DT_F16 : DT_BF16;
     }
