@@ -18,20 +18,31 @@ const Arch *arch_all(size_t *n)
     return archs;
 }
 
+/* The part after the organisation: "openai-community/gpt2" -> "gpt2". */
+static const char *model_part(const char *name)
+{
+    const char *slash = strrchr(name, '/');
+    return slash ? slash + 1 : name;
+}
+
 const Arch *arch_find(const char *name)
 {
-    for (size_t i = 0; i < sizeof archs / sizeof archs[0]; i++) {
-        const char *full = archs[i].name, *slash = strchr(full, '/');
-        if (strcasecmp(full, name) == 0 || (slash && strcasecmp(slash + 1, name) == 0))
+    for (size_t i = 0; i < sizeof archs / sizeof archs[0]; i++)
+        if (strcasecmp(archs[i].name, name) == 0)
             return &archs[i];
-    }
+    /* the hub renamed organisations (gpt2 -> openai-community/gpt2,
+     * bert-base-uncased -> google-bert/...): match the model part */
+    for (size_t i = 0; i < sizeof archs / sizeof archs[0]; i++)
+        if (strcasecmp(model_part(archs[i].name), model_part(name)) == 0)
+            return &archs[i];
     return NULL;
 }
 
 const char *arch_family_name(ArchFamily f)
 {
-    static const char *const names[] = {"gpt2", "gpt_neox", "opt", "llama", "phi", "bert",
-                                        "t5", "resnet", "vit"};
+    static const char *const names[] = {"gpt2", "gpt_neox", "opt",     "llama", "phi",
+                                        "bert", "t5",       "resnet",  "vit",   "mixtral",
+                                        "gemma2", "phi3",   "falcon"};
     return names[f];
 }
 
@@ -39,6 +50,9 @@ uint32_t arch_head_dim(const Arch *a)
 {
     return a->head_dim ? a->head_dim : a->heads ? a->hidden / a->heads : 0;
 }
+
+uint32_t arch_experts(const Arch *a) { return a->family == FAM_MIXTRAL ? a->extra >> 8 : 0; }
+uint32_t arch_top_k(const Arch *a) { return a->family == FAM_MIXTRAL ? a->extra & 0xff : 0; }
 
 typedef uint64_t u64;
 
@@ -83,6 +97,44 @@ static u64 llama(const Arch *a)
     u64 block = linear(d, q, qkv_bias) + 2 * linear(d, kv, qkv_bias) + linear(q, d, false) +
                 3 * linear(d, a->intermediate, false) + 2 * d;
     return (u64)a->vocab * d + a->layers * block + d + (a->tied ? 0 : (u64)a->vocab * d);
+}
+
+/* Mixtral: Mistral's attention (RMSNorm, no biases); per layer a sparse MoE
+ * block: the router (gate, d -> experts, no bias) and the experts' fused
+ * parameters, gate_up_proj (experts, 2 ff, d) and down_proj (experts, d,
+ * ff): each expert a SwiGLU MLP; untied head */
+static u64 mixtral(const Arch *a)
+{
+    u64 d = a->hidden, hd = arch_head_dim(a), q = (u64)a->heads * hd, kv = (u64)a->kv_heads * hd;
+    u64 e = arch_experts(a), ff = a->intermediate;
+    u64 block = linear(d, q, false) + 2 * linear(d, kv, false) + linear(q, d, false) + e * d +
+                e * 3 * d * ff + 2 * d;
+    return (u64)a->vocab * d + a->layers * block + d + (a->tied ? 0 : (u64)a->vocab * d);
+}
+
+/* Gemma 2: Gemma's layer with four RMSNorms (input, post-attention,
+ * pre-feed-forward, post-feed-forward), GELU-tanh MLP, head_dim 256, tied
+ * head */
+static u64 gemma2(const Arch *a)
+{
+    u64 d = a->hidden, hd = arch_head_dim(a), q = (u64)a->heads * hd, kv = (u64)a->kv_heads * hd;
+    u64 block = linear(d, q, false) + 2 * linear(d, kv, false) + linear(q, d, false) +
+                3 * linear(d, a->intermediate, false) + 4 * d;
+    return (u64)a->vocab * d + a->layers * block + d + (a->tied ? 0 : (u64)a->vocab * d);
+}
+
+/* Falcon (7B layout: multi-query attention, parallel attention and MLP under
+ * one input_layernorm): fused query_key_value d -> (heads + 2 kv_heads) *
+ * head_dim, dense, dense_h_to_4h, dense_4h_to_h, no biases; ln_f; the head
+ * tied to the word embeddings */
+static u64 falcon(const Arch *a)
+{
+    u64 d = a->hidden, hd = arch_head_dim(a), ff = a->intermediate;
+    u64 qkv = ((u64)a->heads + 2 * (u64)a->kv_heads) * hd;
+    u64 block = layer_norm(d) + linear(d, qkv, false) + linear(d, d, false) +
+                linear(d, ff, false) + linear(ff, d, false);
+    return (u64)a->vocab * d + a->layers * block + layer_norm(d) +
+           (a->tied ? 0 : (u64)a->vocab * d);
 }
 
 /* Phi-2: one LayerNorm per block (parallel attention and MLP), biases
@@ -176,6 +228,12 @@ uint64_t arch_params(const Arch *a)
     case FAM_T5: return t5(a);
     case FAM_RESNET: return resnet(a);
     case FAM_VIT: return vit(a);
+    case FAM_MIXTRAL: return mixtral(a);
+    case FAM_GEMMA2: return gemma2(a);
+    /* Phi-3: fused qkv_proj (d -> (heads + 2 kv_heads) * head_dim) and
+     * gate_up_proj (d -> 2 ff) hold what Llama's separate projections hold */
+    case FAM_PHI3: return llama(a);
+    case FAM_FALCON: return falcon(a);
     }
     return 0;
 }

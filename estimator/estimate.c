@@ -84,10 +84,15 @@ static const char *kw_str(const KwReader *k, const char *name)
 
 static void read_lora_targets(Reader *r, AVal *list)
 {
+    /* module names per family onto the bits hf.c understands (see hf.h) */
     static const struct { const char *name; uint32_t bit; } mods[] = {
         {"q_proj", LORA_Q}, {"k_proj", LORA_K}, {"v_proj", LORA_V}, {"o_proj", LORA_O},
         {"gate_proj", LORA_GATE}, {"up_proj", LORA_UP}, {"down_proj", LORA_DOWN},
         {"c_attn", LORA_C_ATTN}, {"c_proj", LORA_C_PROJ}, {"c_fc", LORA_C_FC},
+        {"qkv_proj", LORA_C_ATTN}, {"query_key_value", LORA_C_ATTN}, {"gate_up_proj", LORA_UP},
+        {"dense", LORA_O}, {"out_proj", LORA_O}, {"dense_h_to_4h", LORA_UP}, {"dense_4h_to_h", LORA_DOWN},
+        {"fc1", LORA_UP}, {"fc2", LORA_DOWN}, {"query", LORA_Q}, {"key", LORA_K}, {"value", LORA_V},
+        {"q", LORA_Q}, {"k", LORA_K}, {"v", LORA_V}, {"o", LORA_O}, {"wi", LORA_UP}, {"wo", LORA_DOWN},
     };
     for (uint32_t i = 0; list && list->k == AV_SEQ && i < list->n; i++)
         for (size_t k = 0; list->items[i]->k == AV_STR && k < sizeof mods / sizeof mods[0]; k++)

@@ -16,7 +16,9 @@
  *    cuDNN save q, k, v, the output and the log-sum-exp. fp32 cannot use
  *    flash and the memory-efficient kernel does not take grouped heads, so
  *    fp32 with GQA falls back to the math kernel, which repeats k/v and
- *    materialises the (b, h, s, s) probabilities.
+ *    materialises the (b, h, s, s) probabilities. Falcon calls SDPA itself
+ *    with one kv head and no enable_gqa: the math kernel in every dtype,
+ *    computing in fp32 (sdpa_math_broadcast).
  *  - The attention output: flash allocates it like q (empty_like), so when q
  *    is a (b, h, s, d)-contiguous tensor (NeoX/Phi's partial-rotary cat) the
  *    `.transpose(1, 2).contiguous()` is a real copy; when q lies in the
@@ -40,8 +42,8 @@
  *
  * Dropout probabilities are the configurations' (as the calibration builds
  * them): GPT-2 0.1 (embeddings, attention, residual), OPT 0.1 (residual),
- * BERT 0.1, T5 0.1, Phi-2 / Pythia / Llama family 0. They act only when
- * tr->training. */
+ * BERT 0.1, T5 0.1, Phi-2 / Pythia / Llama family / Mixtral / Gemma 2 / Phi-3
+ * / Falcon 0. They act only when tr->training. */
 #include "hf.h"
 #include <ctype.h>
 #include <string.h>
@@ -58,6 +60,8 @@ typedef struct M {
     bool eager;
     TId cos, sin;      /* rotary tables, (1, 1, s, rot) */
     TId mask;          /* eager decoders: the additive (b, 1, s, s) mask */
+    bool attn_softcap; /* Gemma 2: eager scores soft-capped (tanh) before the mask */
+    bool sdpa_no_gqa;  /* Falcon: SDPA called without enable_gqa (see sdpa_math_broadcast) */
 } M;
 
 /* ---- helpers over the trace API ------------------------------------------------------ */
@@ -149,6 +153,30 @@ static TId merge_heads_copy(M *m, TId x, int64_t width)
 {
     int64_t dim[3] = {m->b, m->s, width};
     return tr_copy(m->tr, x, 3, dim);
+}
+
+/* An in-place `dst += src` or `dst.index_add_(0, index, src)`: the op reads
+ * both and writes dst's storage, so its result is a view of dst, not a new
+ * block; dst joins the graph when src is in it. */
+static TId add_inplace(M *m, TId dst, TId src)
+{
+    Trace *tr = m->tr;
+    TId root = dst;
+    while (tr->t.v[root].base)
+        root = tr->t.v[root].base;
+    TId y = tr_add(tr, dst, src);
+    tr->t.v[y].base = root;
+    if (tr->t.v[y].grad)
+        tr->t.v[root].grad = true;
+    return y;
+}
+
+/* PEFT's enable_input_require_grads: with LoRA and gradient checkpointing the
+ * embedding output requires grad. */
+static void peft_input_grads(M *m, TId x)
+{
+    if (m->o->lora_r && m->ckpt && !m->tr->no_grad)
+        m->tr->t.v[x].grad = true;
 }
 
 static bool checkpointing(const M *m) { return m->ckpt; }
@@ -268,6 +296,8 @@ static TId eager_attn(M *m, TId q, TId k, TId v, bool qb, bool kb, bool vb, TId 
     TId qq = bmm_operand(m, q, qb, s, hd);
     TId kt = bmm_operand(m, k, kb, hd, sk);   /* k.transpose(-1, -2) */
     TId sc = tr_scale(tr, tr_matmul(tr, qq, kt));
+    if (m->attn_softcap)   /* Gemma 2: scores / cap, tanh (saves its output), * cap */
+        sc = tr_scale(tr, tr_act(tr, tr_scale(tr, sc), ACT_TANH, false));
     if (bias)
         sc = tr_add(tr, sc, bias);
     if (sm == SM_FP32)
@@ -307,13 +337,63 @@ static TId sdpa_attn(M *m, TId q, TId k, TId v, bool qb, double p)
     return merge_heads_view(m, o, h * tr_dim(tr, v, 3));
 }
 
+/* F.scaled_dot_product_attention called with fewer kv heads than query heads
+ * and no enable_gqa (Falcon's multi-query attention calls it itself): the
+ * fused kernels require equal head counts, so the math kernel runs. It keeps
+ * 16-bit inputs in fp32 (allowFP16BF16ReductionMathSDP is off by default):
+ * q, k, v cast up; q scaled; k^T scaled; the matmuls broadcast k and v over
+ * the heads (expand + reshape: copies, which the bmm saves); the (b, h, s, s)
+ * fp32 probabilities; the output cast back, then transpose(1, 2).reshape
+ * copies it into (b, s, h*d). Autocast acts once, at the SDPA call: the
+ * kernel's own ops run in the dtype it was given. */
+static TId sdpa_math_broadcast(M *m, TId q, TId k, TId v, double p)
+{
+    Trace *tr = m->tr;
+    int64_t h = tr_dim(tr, q, 1), kvh = tr_dim(tr, k, 1), sk = tr_dim(tr, k, 2);
+    int64_t hd = tr_dim(tr, q, 3), hv = tr_dim(tr, v, 3);
+    q = ac(tr, q);
+    k = ac(tr, k);
+    v = ac(tr, v);
+    DType out_dt = tr_dtype(tr, q);
+    bool autocast = tr->autocast_on;
+    tr->autocast_on = false;
+    q = tr_cast(tr, q, DT_F32);
+    k = tr_cast(tr, k, DT_F32);
+    v = tr_cast(tr, v, DT_F32);
+    int64_t kt[4] = {m->b, kvh, hd, sk}, kx[4] = {m->b, h, hd, sk}, vx[4] = {m->b, h, sk, hv};
+    TId qs = tr_scale(tr, q);
+    TId ks = tr_scale(tr, tr_view(tr, k, 4, kt));
+    TId sc = tr_matmul(tr, qs, tr_copy(tr, ks, 4, kx));
+    TId pr = tr_dropout(tr, tr_softmax(tr, sc, false), p);
+    TId o = tr_matmul(tr, pr, tr_copy(tr, v, 4, vx));
+    tr->autocast_on = autocast;
+    return merge_heads_copy(m, tr_cast(tr, o, out_dt), h * hv);
+}
+
 static TId attention(M *m, TId q, TId k, TId v, bool qb, bool kb, bool vb, double p, Softmax sm,
                      bool llama_cast)
 {
     cache_update(m, &k, &v, &kb, &vb);
     if (m->eager)
         return eager_attn(m, q, k, v, qb, kb, vb, m->mask, p, sm, llama_cast);
+    if (m->sdpa_no_gqa && tr_dim(m->tr, k, 1) < tr_dim(m->tr, q, 1))
+        return sdpa_math_broadcast(m, q, k, v, p);
     return sdpa_attn(m, q, k, v, qb, p);
+}
+
+/* Llama-style self-attention on the normed hidden state n: q/k/v projections,
+ * rotary on q and k, attention (softmax in fp32 when eager); the result
+ * before o_proj, (b, s, heads * head_dim). */
+static TId rope_attention(M *m, TId n, bool qkv_bias)
+{
+    int64_t d = m->d, h = m->h, kvh = m->kvh, hd = m->hd;
+    TId q = lin(m, n, d, h * hd, qkv_bias, LORA_Q);
+    TId k = lin(m, n, d, kvh * hd, qkv_bias, LORA_K);
+    TId v = lin(m, n, d, kvh * hd, qkv_bias, LORA_V);
+    bool qb, kb;
+    q = rope(m, view4(m, q, h, hd), h, hd, &qb);
+    k = rope(m, view4(m, k, kvh, hd), kvh, hd, &kb);
+    return attention(m, q, k, view4(m, v, kvh, hd), qb, kb, false, 0.0, SM_FP32, true);
 }
 
 /* The additive causal mask eager attention gets: (b, 1, s, s) in the
@@ -448,28 +528,20 @@ static TId llama(M *m, TId ids)
     Trace *tr = m->tr;
     const Arch *a = m->a;
     bool gemma = name_has(a->name, "gemma"), qkv_bias = a->extra == 1;
-    int64_t d = m->d, h = m->h, kvh = m->kvh, hd = m->hd;
+    int64_t d = m->d, h = m->h, hd = m->hd;
     TId (*norm)(M *, TId) = gemma ? gemma_norm : rms_norm;
     uint32_t emb = param(m, m->V * d);
     TId x = tr_embedding(tr, ids, d, emb);
     if (gemma)
         x = tr_scale(tr, x);   /* * normalizer (a 0-dim tensor that needs no grad) */
-    if (m->o->lora_r && m->ckpt && !tr->no_grad)
-        tr->t.v[x].grad = true;   /* PEFT's enable_input_require_grads */
+    peft_input_grads(m, x);
     rotary_tables(m, hd);
     eager_mask(m);
     for (uint32_t l = 0; l < a->layers; l++) {
         layer_begin(m, x);
-        TId n = norm(m, x);
-        TId q = lin(m, n, d, h * hd, qkv_bias, LORA_Q);
-        TId k = lin(m, n, d, kvh * hd, qkv_bias, LORA_K);
-        TId v = lin(m, n, d, kvh * hd, qkv_bias, LORA_V);
-        bool qb, kb;
-        q = rope(m, view4(m, q, h, hd), h, hd, &qb);
-        k = rope(m, view4(m, k, kvh, hd), kvh, hd, &kb);
-        TId o = attention(m, q, k, view4(m, v, kvh, hd), qb, kb, false, 0.0, SM_FP32, true);
+        TId o = rope_attention(m, norm(m, x), qkv_bias);
         x = tr_add(tr, x, lin(m, o, h * hd, d, false, LORA_O));
-        n = norm(m, x);
+        TId n = norm(m, x);
         TId g = tr_act(tr, lin(m, n, d, m->ff, false, LORA_GATE), gemma ? ACT_GELU : ACT_SILU,
                        false);
         TId u = lin(m, n, d, m->ff, false, LORA_UP);
@@ -509,6 +581,207 @@ static TId phi(M *m, TId ids)
         TId f = lin(m, n, d, m->ff, true, LORA_UP);
         f = lin(m, tr_act(tr, f, ACT_GELU_TANH_PY, false), m->ff, d, true, LORA_DOWN);
         x = tr_add(tr, tr_add(tr, o, tr_dropout(tr, f, p)), x);
+        layer_end(m, x);
+    }
+    m->emb = emb;
+    return layer_norm(m, x);
+}
+
+/* MixtralSparseMoeBlock on the normed hidden state x (router_jitter_noise 0;
+ * output_router_logits is off, so no auxiliary loss).
+ *  - The router: F.linear(x, gate.weight) -> (b*s, E) logits, .float(),
+ *    softmax (saves its fp32 output), topk's (b*s, top_k) values divided in
+ *    place by their sum (autograd keeps the values and the sums).
+ *  - The experts: final = zeros_like(x) as (b*s, d); per expert the tokens
+ *    routed to it, gathered (x[token_idx]: a copy), one linear on its slice
+ *    of the fused gate_up_proj (E, 2 ff, d), chunked into gate and up views,
+ *    act(gate) * up, down_proj's slice, times the routing weights' column
+ *    (fp32, which promotes the product to fp32), cast back, index_add_ into
+ *    final (in place).
+ * Which tokens go where depends on the data: the recording takes the
+ * expected load of a balanced router, b*s*top_k/E tokens per expert (the
+ * remainder one each on the first experts), so the experts' rows add up to
+ * the b*s*top_k routed rows exactly. This is the eager loop
+ * (experts_implementation="eager"); transformers 5's default, "grouped_mm"
+ * where torch has it, runs all b*s*top_k rows sorted by expert through one
+ * grouped matmul and saves tensors of the same total size (gathered rows,
+ * gate_up output, activation, product, down output, routing weights) in
+ * fewer, larger blocks. Not recorded: the int64 routing indices the
+ * backward keeps (topk's indices, each expert's token_idx / top_k_pos: a few
+ * times b*s*top_k*8 bytes a layer). PEFT's target_modules reach neither the
+ * experts' 3-D parameters nor the router: no LoRA on them. */
+static TId moe_block(M *m, TId x)
+{
+    Trace *tr = m->tr;
+    int64_t d = m->d, ff = m->ff, T = m->b * m->s;
+    int64_t E = arch_experts(m->a), K = arch_top_k(m->a);
+    int64_t td[2] = {T, d}, tk[2] = {T, K}, t1[2] = {T, 1}, bsd[3] = {m->b, m->s, d};
+    TId h = tr_view(tr, x, 2, td);
+    TId logits = tr_linear(tr, h, E, param(m, E * d), 0);
+    TId top = tr_copy(tr, tr_softmax(tr, tr_cast(tr, logits, DT_F32), false), 2, tk);
+    TId weights = tr_mul(tr, top, tr_copy(tr, top, 2, t1));   /* /= sum(-1, keepdim) */
+    uint32_t gate_up = param(m, E * 2 * ff * d), down = param(m, E * d * ff);
+    TId out = tr_new(tr, tr_dtype(tr, h), 2, td);
+    for (int64_t e = 0; e < E; e++) {
+        int64_t n = T * K / E + (e < T * K % E ? 1 : 0);
+        if (n == 0)
+            continue;   /* not in expert_hit */
+        int64_t nd[2] = {n, d}, nf[2] = {n, ff}, n1[2] = {n, 1};
+        TId gu = tr_linear(tr, tr_copy(tr, h, 2, nd), 2 * ff, gate_up, 0);
+        TId a = tr_act(tr, tr_view(tr, gu, 2, nf), ACT_SILU, false);
+        TId y = tr_linear(tr, tr_mul(tr, a, tr_view(tr, gu, 2, nf)), d, down, 0);
+        y = tr_mul(tr, y, tr_copy(tr, weights, 2, n1));
+        out = add_inplace(m, out, tr_cast(tr, y, tr_dtype(tr, out)));
+    }
+    return tr_view(tr, out, 3, bsd);
+}
+
+/* MixtralModel: Mistral's decoder (RMSNorm, rotary, Llama-style attention,
+ * no sliding window in Mixtral-8x7B's config) with the sparse MoE block in
+ * place of the MLP; final norm. (The causal-LM head is untied.) */
+static TId mixtral(M *m, TId ids)
+{
+    Trace *tr = m->tr;
+    int64_t d = m->d, h = m->h, hd = m->hd;
+    uint32_t emb = param(m, m->V * d);
+    TId x = tr_embedding(tr, ids, d, emb);
+    peft_input_grads(m, x);
+    rotary_tables(m, hd);
+    eager_mask(m);
+    for (uint32_t l = 0; l < m->a->layers; l++) {
+        layer_begin(m, x);
+        TId o = rope_attention(m, rms_norm(m, x), false);
+        x = tr_add(tr, x, lin(m, o, h * hd, d, false, LORA_O));
+        x = tr_add(tr, x, moe_block(m, rms_norm(m, x)));
+        layer_end(m, x);
+    }
+    m->emb = emb;
+    return rms_norm(m, x);
+}
+
+/* Gemma2Model: embeddings * sqrt(d); per layer input_layernorm, attention,
+ * post_attention_layernorm, residual; pre_feedforward_layernorm, GELU-tanh
+ * MLP, post_feedforward_layernorm, residual (GemmaRMSNorm throughout); final
+ * norm. (The head is tied; Gemma2ForCausalLM soft-caps the logits.)
+ * Attention: transformers 5 has no eager default for Gemma 2 (its
+ * PreTrainedModel no longer overrides the choice), so SDPA runs unless
+ * attn_implementation="eager", and SDPA ignores attn_logit_softcapping.
+ * Eager soft-caps the scores (tanh: one more saved (b, h, s, s) tensor a
+ * layer) and gets two additive masks, the full one and the sliding-window
+ * one (layer_types: even layers slide), both (b, 1, s, s) for the whole
+ * forward. The sliding window (4096) changes nothing at seq < window; from
+ * there SDPA's sliding layers get an explicit mask (no causal-mask skip, no
+ * enable_gqa: repeated k/v, the memory-efficient kernel) that this recording
+ * does not model. */
+static TId gemma2(M *m, TId ids)
+{
+    Trace *tr = m->tr;
+    int64_t d = m->d, h = m->h, hd = m->hd;
+    uint32_t emb = param(m, m->V * d);
+    TId x = tr_scale(tr, tr_embedding(tr, ids, d, emb));   /* * normalizer */
+    peft_input_grads(m, x);
+    rotary_tables(m, hd);
+    eager_mask(m);
+    TId full = m->mask;
+    eager_mask(m);
+    TId sliding = m->mask;
+    m->attn_softcap = true;
+    for (uint32_t l = 0; l < m->a->layers; l++) {
+        layer_begin(m, x);
+        m->mask = l % 2 == 0 ? sliding : full;
+        TId o = rope_attention(m, gemma_norm(m, x), false);
+        x = tr_add(tr, x, gemma_norm(m, lin(m, o, h * hd, d, false, LORA_O)));
+        TId n = gemma_norm(m, x);
+        TId g = tr_act(tr, lin(m, n, d, m->ff, false, LORA_GATE), ACT_GELU, false);
+        TId u = lin(m, n, d, m->ff, false, LORA_UP);
+        x = tr_add(tr, x, gemma_norm(m, lin(m, tr_mul(tr, g, u), m->ff, d, false, LORA_DOWN)));
+        layer_end(m, x);
+    }
+    m->emb = emb;
+    return gemma_norm(m, x);
+}
+
+/* Phi3Model (Mistral's decoder with fused projections): RMSNorm; qkv_proj
+ * d -> (h + 2 kv) * hd, q/k/v sliced out of its output as views; rotary
+ * through Phi-3's apply_rotary_pos_emb, whose cat([rotated, pass-through])
+ * copies q and k into (b, heads, s, hd)-contiguous tensors even with the full
+ * rotary (the pass-through part is empty), so flash's output needs the
+ * transpose copy; v stays a view of qkv, so when attention saves v itself
+ * (no cache copy) the whole qkv output stays alive. gate_up_proj d -> 2 ff,
+ * chunked into views: up * silu(gate) keeps the fused output (silu saves
+ * the gate half, the product the up half). resid/embd/attention dropout 0
+ * (the config's). (The head is untied, no bias.) LoRA: qkv_proj is the
+ * c_attn kind, gate_up_proj the up kind. */
+static TId phi3(M *m, TId ids)
+{
+    Trace *tr = m->tr;
+    int64_t d = m->d, h = m->h, kvh = m->kvh, hd = m->hd, ff = m->ff;
+    int64_t half[3] = {m->b, m->s, ff};
+    uint32_t emb = param(m, m->V * d);
+    TId x = tr_embedding(tr, ids, d, emb);
+    peft_input_grads(m, x);
+    rotary_tables(m, hd);
+    eager_mask(m);
+    for (uint32_t l = 0; l < m->a->layers; l++) {
+        layer_begin(m, x);
+        TId qkv = lin(m, rms_norm(m, x), d, (h + 2 * kvh) * hd, false, LORA_C_ATTN);
+        bool qb, kb;
+        TId q = rope(m, view4(m, qkv, h, hd), h, hd, &qb);
+        TId k = rope(m, view4(m, qkv, kvh, hd), kvh, hd, &kb);
+        q = tr_cat(tr, &q, 1, -1);
+        k = tr_cat(tr, &k, 1, -1);
+        TId o = attention(m, q, k, view4(m, qkv, kvh, hd), true, true, false, 0.0, SM_FP32, true);
+        x = tr_add(tr, x, lin(m, o, h * hd, d, false, LORA_O));
+        TId gu = lin(m, rms_norm(m, x), d, 2 * ff, false, LORA_UP);
+        TId gate = tr_view(tr, gu, 3, half), up = tr_view(tr, gu, 3, half);
+        TId y = tr_mul(tr, up, tr_act(tr, gate, ACT_SILU, false));
+        x = tr_add(tr, x, lin(m, y, ff, d, false, LORA_DOWN));
+        layer_end(m, x);
+    }
+    m->emb = emb;
+    return rms_norm(m, x);
+}
+
+/* FalconModel, the 7B layout (multi_query, parallel_attn, one
+ * input_layernorm, new_decoder_architecture off, no biases, rotary, no
+ * dropout: hidden/attention dropout 0). query_key_value d -> (h + 2) * hd,
+ * viewed (b, s, h + 2, hd): q = [..., :-2, :] a view, k = [..., [-2], :] and
+ * v = [..., [-1], :] copies (indexing with a list); rotary on q and k; the
+ * attention calls F.scaled_dot_product_attention itself with one kv head and
+ * no enable_gqa: the math kernel (sdpa_math_broadcast), fp32 (b, h, s, s)
+ * probabilities, which saves more than eager (softmax in the hidden states'
+ * dtype, k/v broadcast by the matmuls). dense on the attention output; MLP
+ * dense_h_to_4h, GELU, dense_4h_to_h on the same normed input;
+ * mlp_output += attention_output (in place); residual + that. ln_f. (The
+ * head is tied to word_embeddings.) LoRA as GPT-NeoX: query_key_value is
+ * c_attn, dense o, dense_h_to_4h up, dense_4h_to_h down. */
+static TId falcon(M *m, TId ids)
+{
+    Trace *tr = m->tr;
+    int64_t d = m->d, h = m->h, kvh = m->kvh, hd = m->hd;
+    int64_t kv[4] = {m->b, kvh, m->s, hd};
+    bool mqa = kvh < h;
+    uint32_t emb = param(m, m->V * d);
+    TId x = tr_embedding(tr, ids, d, emb);
+    peft_input_grads(m, x);
+    rotary_tables(m, hd);
+    eager_mask(m);
+    m->sdpa_no_gqa = true;
+    for (uint32_t l = 0; l < m->a->layers; l++) {
+        layer_begin(m, x);
+        TId n = layer_norm(m, x);
+        TId qkv = lin(m, n, d, (h + 2 * kvh) * hd, false, LORA_C_ATTN);
+        TId q = view4(m, qkv, h, hd);
+        TId k = mqa ? tr_copy(tr, qkv, 4, kv) : view4(m, qkv, kvh, hd);
+        TId v = mqa ? tr_copy(tr, qkv, 4, kv) : view4(m, qkv, kvh, hd);
+        bool qb, kb;
+        q = rope(m, q, h, hd, &qb);
+        k = rope(m, k, kvh, hd, &kb);
+        TId o = lin(m, attention(m, q, k, v, qb, kb, mqa, 0.0, SM_INPUT, false), d, d, false,
+                    LORA_O);
+        TId f = lin(m, n, d, m->ff, false, LORA_UP);
+        f = lin(m, tr_act(tr, f, ACT_GELU, false), m->ff, d, false, LORA_DOWN);
+        x = tr_add(tr, x, add_inplace(m, f, o));
         layer_end(m, x);
     }
     m->emb = emb;
@@ -717,13 +990,14 @@ static TId qa_split(M *m, TId logits, TId *loss)
 
 static int64_t labels_of(const HfOptions *o) { return o->num_labels > 0 ? o->num_labels : 2; }
 
-/* The causal-LM projection of GPT-2, NeoX, OPT, Llama and Phi: tied to the
- * word embedding or its own weight, as the snapshot says (Phi's has a bias). */
+/* The causal-LM projection of the decoders: tied to the word embedding or its
+ * own weight, as the snapshot says (Phi's has a bias). */
 static TId lm_head(M *m, TId h)
 {
     uint32_t w = m->emb, b = 0;
     switch (m->a->family) {
-    case FAM_NEOX: case FAM_LLAMA:
+    case FAM_NEOX: case FAM_LLAMA: case FAM_MIXTRAL: case FAM_GEMMA2: case FAM_PHI3:
+    case FAM_FALCON:
         if (!m->a->tied)
             w = param(m, m->V * m->d);
         break;
@@ -747,8 +1021,9 @@ static TId lm_head(M *m, TId h)
  *  - token classification (GPT2ForTokenClassification,
  *    GenericForTokenClassification): dropout (classifier_dropout, else
  *    hidden_dropout, else 0.1: 0.1 for every snapshot config), Linear(d, n)
- *    with bias; GPT-2 computes CrossEntropyLoss inline, the generic class
- *    through ForTokenClassification (logits.float() first);
+ *    with bias (Falcon's own class: hidden_dropout, 0 in its config); GPT-2
+ *    and Falcon compute CrossEntropyLoss inline, the generic class through
+ *    ForTokenClassification (logits.float() first);
  *  - question answering (GPT2/GPTNeoX/OPT's own, GenericForQuestionAnswering):
  *    qa_outputs = Linear(d, 2). */
 static TId decoder_head(M *m, TId ids, TId h, TId *loss)
@@ -759,6 +1034,8 @@ static TId decoder_head(M *m, TId ids, TId h, TId *loss)
     switch (o->head) {
     case HF_HEAD_DEFAULT: case HF_HEAD_CAUSAL_LM: {
         TId out = lm_head(m, h);
+        if (m->a->family == FAM_GEMMA2)   /* final_logit_softcapping: / cap, tanh, * cap */
+            out = tr_scale(tr, tr_act(tr, tr_scale(tr, out), ACT_TANH, false));
         if (o->labels)
             *loss = causal_lm_loss(m, out, ids);
         return out;
@@ -773,10 +1050,11 @@ static TId decoder_head(M *m, TId ids, TId h, TId *loss)
         return pooled;
     }
     case HF_HEAD_TOKEN_CLS: {
+        bool falcon = m->a->family == FAM_FALCON;
         head_begins(m);
-        TId out = lin(m, tr_dropout(tr, h, 0.1), m->d, n, true, 0);
+        TId out = lin(m, tr_dropout(tr, h, falcon ? 0.0 : 0.1), m->d, n, true, 0);
         if (o->labels)
-            *loss = token_loss(m, out, ids, n, m->a->family != FAM_GPT2);
+            *loss = token_loss(m, out, ids, n, m->a->family != FAM_GPT2 && !falcon);
         return out;
     }
     case HF_HEAD_QA:
@@ -921,7 +1199,8 @@ bool hf_head_supported(const Arch *a, HfHead head)
     if (!a)
         return false;
     bool decoder = a->family == FAM_GPT2 || a->family == FAM_NEOX || a->family == FAM_OPT ||
-                   a->family == FAM_LLAMA || a->family == FAM_PHI;
+                   a->family == FAM_LLAMA || a->family == FAM_PHI || a->family == FAM_MIXTRAL ||
+                   a->family == FAM_GEMMA2 || a->family == FAM_PHI3 || a->family == FAM_FALCON;
     if (!decoder && a->family != FAM_BERT && a->family != FAM_T5)
         return false;
     switch (head) {
@@ -935,8 +1214,9 @@ bool hf_head_supported(const Arch *a, HfHead head)
         return a->family == FAM_T5;
     case HF_HEAD_TOKEN_CLS:   /* no OPTForTokenClassification */
         return a->family != FAM_OPT;
-    case HF_HEAD_QA:          /* no PhiForQuestionAnswering, GemmaForQuestionAnswering */
-        return a->family != FAM_PHI && !(a->family == FAM_LLAMA && name_has(a->name, "gemma"));
+    case HF_HEAD_QA:          /* no Phi, Phi3, Gemma or Gemma2 ForQuestionAnswering */
+        return a->family != FAM_PHI && a->family != FAM_PHI3 && a->family != FAM_GEMMA2 &&
+               !(a->family == FAM_LLAMA && name_has(a->name, "gemma"));
     }
     return false;
 }
@@ -951,12 +1231,16 @@ int64_t hf_head_params(const Arch *a, HfHead head, int64_t num_labels)
     int64_t dense = d * d + d;   /* a d -> d Linear with bias: BertPooler, heads' dense */
     int64_t lm = 0;              /* what the causal-LM head adds to the base model */
     switch (a->family) {
-    case FAM_NEOX: case FAM_LLAMA: lm = a->tied ? 0 : V * d; break;
+    case FAM_NEOX: case FAM_LLAMA: case FAM_MIXTRAL: case FAM_GEMMA2: case FAM_PHI3:
+    case FAM_FALCON:
+        lm = a->tied ? 0 : V * d;
+        break;
     case FAM_PHI: lm = V * d + V; break;
     default: break;
     }
     switch (a->family) {
-    case FAM_GPT2: case FAM_NEOX: case FAM_OPT: case FAM_LLAMA: case FAM_PHI:
+    case FAM_GPT2: case FAM_NEOX: case FAM_OPT: case FAM_LLAMA: case FAM_PHI: case FAM_MIXTRAL:
+    case FAM_GEMMA2: case FAM_PHI3: case FAM_FALCON:
         /* arch_params counts the causal-LM model */
         switch (head) {
         case HF_HEAD_SEQ_CLS: return d * n - lm;
@@ -1047,6 +1331,10 @@ bool hf_build(Trace *tr, const Arch *a, const HfOptions *o, TId *logits, TId *lo
     case FAM_OPT: h = opt(&m, ids); break;
     case FAM_LLAMA: h = llama(&m, ids); break;
     case FAM_PHI: h = phi(&m, ids); break;
+    case FAM_MIXTRAL: h = arch_experts(a) && arch_top_k(a) ? mixtral(&m, ids) : 0; break;
+    case FAM_GEMMA2: h = gemma2(&m, ids); break;
+    case FAM_PHI3: h = phi3(&m, ids); break;
+    case FAM_FALCON: h = falcon(&m, ids); break;
     case FAM_BERT:
         h = bert(&m, ids, o->head != HF_HEAD_DEFAULT && is_roberta(a));
         break;

@@ -3,8 +3,9 @@
  * op, so that trace.c's rules decide what autograd saves and in which dtype.
  *
  * Heads (HfOptions.head). HF_HEAD_DEFAULT is what pfc has always recorded:
- * the causal-LM head (tied or not, as the snapshot says) for GPT2, NEOX,
- * OPT, LLAMA and PHI; for BERT, BertModel with its pooler (what arch_params
+ * the causal-LM head (tied or not, as the snapshot says) for the decoders
+ * (GPT2, NEOX, OPT, LLAMA, PHI, MIXTRAL, GEMMA2 with its logit soft-capping,
+ * PHI3, FALCON); for BERT, BertModel with its pooler (what arch_params
  * counts) and a masked-LM projection onto the tied word embeddings (no
  * prediction transform and no decoder bias); for T5,
  * T5ForConditionalGeneration. The other kinds are the transformers classes
@@ -24,8 +25,8 @@
  *                without pooler; T5 is encoder-only); CrossEntropy on
  *                (b*s, n). Not for OPT (no such class)
  *   QA           qa_outputs d->2 on every token, split into start/end logits
- *                (b, s); loss (CE(start) + CE(end)) / 2. Not for Phi or
- *                Gemma (no such class)
+ *                (b, s); loss (CE(start) + CE(end)) / 2. Not for Phi,
+ *                Phi-3, Gemma or Gemma 2 (no such class)
  *   SEQ2SEQ_LM   T5 only: T5ForConditionalGeneration (= DEFAULT)
  *   BASE         AutoModel: no head, no loss; BertModel keeps its pooler
  *                (add_pooling_layer=True); T5Model (encoder + decoder)
@@ -51,7 +52,11 @@
  * fc1 -> LORA_UP, fc2 -> LORA_DOWN; BERT query/key/value/attention.output ->
  * Q/K/V/O, intermediate -> UP, output -> DOWN; T5 q/k/v/o, wi -> UP,
  * wo -> DOWN. The bits themselves (LORA_Q = 1 ... LORA_C_FC = 512) are in
- * hf_lora.h, shared with the configuration reader. */
+ * hf_lora.h, shared with the configuration reader. Phi-3: qkv_proj ->
+ * LORA_C_ATTN, gate_up_proj -> LORA_UP; Falcon as GPT-NeoX (query_key_value,
+ * dense, dense_h_to_4h, dense_4h_to_h); Mixtral: the attention only (the
+ * experts' 3-D parameters and the router are not modules PEFT's
+ * target_modules reach). */
 
 typedef enum HfHead { HF_HEAD_DEFAULT, HF_HEAD_CAUSAL_LM, HF_HEAD_MASKED_LM, HF_HEAD_SEQ_CLS,
                       HF_HEAD_TOKEN_CLS, HF_HEAD_QA, HF_HEAD_SEQ2SEQ_LM, HF_HEAD_BASE } HfHead;

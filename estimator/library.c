@@ -168,8 +168,14 @@ static AVal *call_hf(LibraryCtx *lc, Interp *in, Obj *m, AVal **args, const char
     bool known, cache_arg = uc ? av_truth(uc, &known) : (known = false, true);
     o.use_cache = !in->in_trainer && !o.grad_ckpt && !cfg->cache_off && (!known || cache_arg);
     o.lora_r = cfg->lora_r;
+    /* PEFT's default targets per model type: the fused qkv projection where
+     * the family has one (GPT-2 c_attn, GPT-NeoX/Falcon query_key_value,
+     * Phi-3 qkv_proj), else the query and value projections */
     o.lora_targets = cfg->lora_targets ? cfg->lora_targets
-                     : a->family == FAM_GPT2 ? LORA_C_ATTN : (LORA_Q | LORA_V);
+                     : a->family == FAM_GPT2 || a->family == FAM_NEOX || a->family == FAM_FALCON ||
+                               a->family == FAM_PHI3
+                           ? LORA_C_ATTN
+                           : (LORA_Q | LORA_V);
     o.lora_dropout = cfg->lora_dropout;
     o.head = (HfHead)m->b;
     o.num_labels = m->c;

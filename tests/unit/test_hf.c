@@ -114,7 +114,9 @@ static void test_params_any_options(void **state)
     /* eager, checkpointing, evaluation, autocast: the same parameters */
     const char *names[] = {"gpt2", "EleutherAI/pythia-160m", "facebook/opt-125m",
                            "Qwen/Qwen2.5-0.5B", "google/gemma-2b", "microsoft/phi-2",
-                           "bert-base-uncased", "t5-small"};
+                           "bert-base-uncased", "t5-small", "mistralai/Mixtral-8x7B-v0.1",
+                           "google/gemma-2-2b", "microsoft/Phi-3-mini-4k-instruct",
+                           "tiiuae/falcon-7b", "meta-llama/Llama-3.2-1B"};
     Setup amp = {DT_F32, true, true, false, true}, eval = {DT_BF16, false, false, true, true};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         const Arch *a = find(names[i]);
@@ -169,6 +171,21 @@ static void test_lora_adapters(void **state)
                 8ull * ((1024 + 3072) + (1024 + 1024)));
     /* no target this family has: nothing added */
     expect_lora("gpt2", LORA_Q | LORA_V, 8, 0);
+    /* Mixtral: the attention's projections only; the experts (3-D
+     * parameters) and the router are out of target_modules' reach */
+    expect_lora("mistralai/Mixtral-8x7B-v0.1",
+                LORA_Q | LORA_K | LORA_V | LORA_O | LORA_GATE | LORA_UP | LORA_DOWN, 8,
+                8ull * ((4096 + 4096) + 2 * (4096 + 1024) + (4096 + 4096)));
+    /* Gemma 2: head_dim 256, 8 heads, 4 kv heads */
+    expect_lora("google/gemma-2-2b", LORA_Q | LORA_V, 8, 8ull * ((2304 + 2048) + (2304 + 1024)));
+    /* Phi-3's fused qkv_proj (3072 -> 9216) is the c_attn kind, gate_up_proj
+     * (3072 -> 16384) the up kind; Falcon's query_key_value (4544 -> 4672)
+     * c_attn, dense o, as GPT-NeoX */
+    expect_lora("microsoft/Phi-3-mini-4k-instruct", LORA_C_ATTN | LORA_UP | LORA_DOWN, 8,
+                8ull * ((3072 + 9216) + (3072 + 16384) + (8192 + 3072)));
+    expect_lora("tiiuae/falcon-7b", LORA_C_ATTN | LORA_O, 8, 8ull * ((4544 + 4672) + (4544 + 4544)));
+    /* the q/v default of a script that names no targets reaches nothing there */
+    expect_lora("microsoft/Phi-3-mini-4k-instruct", LORA_Q | LORA_V, 8, 0);
 }
 
 /* ---- activations ------------------------------------------------------------------------------ */
@@ -179,7 +196,9 @@ static void test_saved_linear_in_batch(void **state)
     const char *names[] = {"gpt2", "EleutherAI/pythia-410m", "facebook/opt-125m",
                            "TinyLlama/TinyLlama-1.1B-intermediate-step-1431k-3T",
                            "Qwen/Qwen2.5-0.5B", "google/gemma-2b", "microsoft/phi-2",
-                           "bert-base-uncased", "t5-small"};
+                           "bert-base-uncased", "t5-small", "mistralai/Mixtral-8x7B-v0.1",
+                           "google/gemma-2-2b", "microsoft/Phi-3-mini-4k-instruct",
+                           "tiiuae/falcon-7b"};
     Setup setups[] = {BF16_TRAIN, {DT_F32, true, true, false, true}, {DT_F32, false, true, false, false}};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         const Arch *a = find(names[i]);
@@ -214,7 +233,9 @@ static void test_sdpa_below_eager(void **state)
     const Arch *all = arch_all(&n);
     for (size_t i = 0; i < n; i++) {
         const Arch *a = &all[i];
-        if (!is_hf(a) || a->family == FAM_T5)   /* T5 has only eager attention */
+        /* T5 has only eager attention; Falcon's SDPA is the math kernel, which
+         * saves more than its eager path (test_falcon_mqa) */
+        if (!is_hf(a) || a->family == FAM_T5 || a->family == FAM_FALCON)
             continue;
         HfOptions o = opts(2, 512);
         Run sdpa = run(a, &o, BF16_TRAIN);
@@ -240,7 +261,9 @@ static void test_checkpointing_saves_less(void **state)
 {
     (void)state;
     const char *names[] = {"gpt2-xl", "meta-llama/Llama-2-7b-hf", "EleutherAI/pythia-410m",
-                           "facebook/opt-1.3b", "microsoft/phi-2", "bert-large-uncased", "t5-base"};
+                           "facebook/opt-1.3b", "microsoft/phi-2", "bert-large-uncased", "t5-base",
+                           "mistralai/Mixtral-8x7B-v0.1", "google/gemma-2-9b",
+                           "microsoft/Phi-3-mini-4k-instruct", "tiiuae/falcon-7b"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         const Arch *a = find(names[i]);
         HfOptions o = opts(2, 1024);
@@ -403,6 +426,18 @@ static void test_head_params_exact(void **state)
     /* Gemma-2b (tied) */
     expect_params("google/gemma-2b", HF_HEAD_SEQ_CLS, 2, 2506176512ull);
     expect_params("google/gemma-2b", HF_HEAD_TOKEN_CLS, 2, 2506176514ull);
+    /* Mixtral: untied lm_head 32000 * 4096 = 131,072,000; score 4096 * 2 */
+    expect_params("mistralai/Mixtral-8x7B-v0.1", HF_HEAD_BASE, 0, 46571720704ull);
+    expect_params("mistralai/Mixtral-8x7B-v0.1", HF_HEAD_SEQ_CLS, 2, 46571728896ull);
+    expect_params("mistralai/Mixtral-8x7B-v0.1", HF_HEAD_QA, 0, 46571728898ull);
+    /* Gemma 2 (tied): Gemma2Model = Gemma2ForCausalLM; classifier 2304 * 2 + 2 */
+    expect_params("google/gemma-2-2b", HF_HEAD_BASE, 0, 2614341888ull);
+    expect_params("google/gemma-2-2b", HF_HEAD_TOKEN_CLS, 2, 2614346498ull);
+    /* Phi-3: untied lm_head 32064 * 3072 = 98,500,608 */
+    expect_params("microsoft/Phi-3-mini-4k-instruct", HF_HEAD_BASE, 0, 3722578944ull);
+    /* Falcon (tied): FalconModel = FalconForCausalLM; qa_outputs 4544 * 2 + 2 */
+    expect_params("tiiuae/falcon-7b", HF_HEAD_BASE, 0, 6921720704ull);
+    expect_params("tiiuae/falcon-7b", HF_HEAD_QA, 0, 6921729794ull);
 }
 
 /* Every supported (family, head) pair: the recorded total is arch_params +
@@ -454,6 +489,11 @@ static void test_head_support(void **state)
     assert_false(hf_head_supported(find("facebook/opt-1.3b"), HF_HEAD_TOKEN_CLS));
     assert_false(hf_head_supported(find("microsoft/phi-2"), HF_HEAD_QA));
     assert_false(hf_head_supported(find("google/gemma-2b"), HF_HEAD_QA));
+    assert_false(hf_head_supported(find("google/gemma-2-2b"), HF_HEAD_QA));
+    assert_false(hf_head_supported(find("microsoft/Phi-3-mini-4k-instruct"), HF_HEAD_QA));
+    assert_true(hf_head_supported(find("mistralai/Mixtral-8x7B-v0.1"), HF_HEAD_QA));
+    assert_true(hf_head_supported(find("tiiuae/falcon-7b"), HF_HEAD_QA));
+    assert_true(hf_head_supported(find("tiiuae/falcon-7b"), HF_HEAD_TOKEN_CLS));
     assert_false(hf_head_supported(find("resnet50"), HF_HEAD_SEQ_CLS));
     assert_true(hf_head_supported(find("Qwen/Qwen2.5-7B"), HF_HEAD_QA));
     assert_true(hf_head_supported(find("roberta-large"), HF_HEAD_CAUSAL_LM));
@@ -474,7 +514,9 @@ static void test_head_default_same(void **state)
 {
     (void)state;
     const char *names[] = {"gpt2", "EleutherAI/pythia-410m", "facebook/opt-125m",
-                           "Qwen/Qwen2.5-0.5B", "google/gemma-2b", "microsoft/phi-2", "t5-small"};
+                           "Qwen/Qwen2.5-0.5B", "google/gemma-2b", "microsoft/phi-2", "t5-small",
+                           "mistralai/Mixtral-8x7B-v0.1", "google/gemma-2-2b",
+                           "microsoft/Phi-3-mini-4k-instruct", "tiiuae/falcon-7b"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         const Arch *a = find(names[i]);
         HfOptions o = opts(2, 128);
@@ -720,6 +762,179 @@ static void test_calibration_anchors(void **state)
                 rel((r.mem.fwd_peak + r.mem.kept) / GiB, 57.415) > -0.01);
 }
 
+/* ---- Mixtral, Gemma 2, Phi-3, Falcon ------------------------------------------------------ */
+
+typedef struct OpCount {
+    int n;                 /* ops named so, output of nd dims and last dim `last` */
+    int64_t rows, max_rows;   /* their first dims: summed, largest */
+} OpCount;
+
+/* Records `a`'s forward (bf16 weights, training) and counts the ops named
+ * `op` whose output has `nd` dims and last dimension `last`. */
+static OpCount count_ops(const Arch *a, const HfOptions *o, const char *op, int nd, int64_t last)
+{
+    OpCount c = {0, 0, 0};
+    Arena ar;
+    arena_init(&ar);
+    Trace tr;
+    tr_init(&tr, &ar);
+    tr.weight_dtype = DT_BF16;
+    tr.training = true;
+    TId logits = 0, loss = 0;
+    assert_true(hf_build(&tr, a, o, &logits, &loss));
+    for (uint32_t i = 0; i < tr.ops.n; i++) {
+        const TOp *p = &tr.ops.v[i];
+        const TTensor *t = p->out ? &tr.t.v[p->out] : NULL;
+        if (!t || strcmp(p->name, op) != 0 || t->nd != nd || t->dim[nd - 1] != last)
+            continue;
+        c.n++;
+        c.rows += t->dim[0];
+        if (t->dim[0] > c.max_rows)
+            c.max_rows = t->dim[0];
+    }
+    arena_free(&ar);
+    return c;
+}
+
+/* Mixtral's sparse MoE block: every expert runs on its expected load,
+ * b*s*top_k/experts tokens (the remainder one each on the first experts),
+ * through one linear on its slice of the fused gate_up_proj; and against
+ * Mistral-7B (the same attention, vocabulary and untied head, a dense SwiGLU
+ * MLP of the same width) each token saves, a layer, top_k times the routed
+ * rows' activations (the gathered input 2d, gate_up 4ff, activation 2ff,
+ * product 2ff, down output 2d bytes) where the dense MLP saves 8ff (the
+ * normed input, 2d, is saved by both: the router's input there): (top_k -
+ * 1) * 8ff + 4 * top_k * d, plus the router's few fp32 values (probabilities
+ * E, top-k values top_k, their sum, the routing weights' column per row:
+ * 52 bytes here). */
+static void test_mixtral_moe(void **state)
+{
+    (void)state;
+    const Arch *mx = find("mistralai/Mixtral-8x7B-v0.1"), *dense = find("mistralai/Mistral-7B-v0.1");
+    const int64_t E = 8, K = 2, ff = 14336, d = 4096, L = 32;
+    assert_int_equal(arch_experts(mx), E);
+    assert_int_equal(arch_top_k(mx), K);
+    HfOptions o = opts(2, 512);
+    const int64_t T = 2 * 512;
+    OpCount c = count_ops(mx, &o, "linear", 2, 2 * ff);
+    assert_int_equal(c.n, L * E);
+    assert_int_equal(c.rows, L * T * K);
+    assert_int_equal(c.max_rows, T * K / E);
+    /* 7 tokens, 14 routed rows: six experts take 2, two take 1 */
+    o = opts(1, 7);
+    c = count_ops(mx, &o, "linear", 2, 2 * ff);
+    assert_int_equal(c.n, L * E);
+    assert_int_equal(c.rows, L * 14);
+    assert_int_equal(c.max_rows, 2);
+
+    o = opts(2, 512);
+    Run moe = run(mx, &o, BF16_TRAIN), mlp = run(dense, &o, BF16_TRAIN);
+    assert_true(moe.ok && mlp.ok);
+    uint64_t per = (moe.mem.saved - mlp.mem.saved) / (uint64_t)(L * T);
+    uint64_t want = (uint64_t)((K - 1) * 8 * ff + 4 * K * d);
+    if (per < want || per > want + 64)
+        fail_msg("Mixtral saves %llu bytes a token and layer over Mistral, want %llu", (unsigned long long)per,
+                 (unsigned long long)want);
+    /* the cache is Mistral's (the same attention) */
+    o.labels = false;
+    Setup eval = {DT_BF16, false, false, true, false};
+    assert_int_equal(run(mx, &o, eval).mem.kept, run(dense, &o, eval).mem.kept);
+}
+
+/* Gemma 2's soft-capping. Final logits: lm_head, / 30, tanh, * 30: the tanh
+ * output is saved (bf16) and the capped logits are the output, so the
+ * causal-LM head keeps 8 bytes a logit over the bare model (tanh output,
+ * logits, fp32 log_softmax) where Gemma's keeps 6. Attention: only the eager
+ * path caps (SDPA ignores softcap): one tanh over the (b, h, s, s) scores a
+ * layer, its output saved beside the fp32 probabilities and their bf16 cast. */
+static void test_gemma2_softcap(void **state)
+{
+    (void)state;
+    const int64_t b = 2, s = 512;
+    const char *names[] = {"google/gemma-2-2b", "google/gemma-2b"};
+    const uint64_t per_logit[] = {8, 6};
+    for (size_t i = 0; i < 2; i++) {
+        const Arch *a = find(names[i]);
+        HfOptions o = opts(b, s);
+        o.head = HF_HEAD_CAUSAL_LM;
+        Run lm = run(a, &o, BF16_TRAIN);
+        o.head = HF_HEAD_BASE;
+        o.labels = false;
+        Run base = run(a, &o, BF16_TRAIN);
+        assert_true(lm.ok && base.ok);
+        uint64_t logits = (uint64_t)b * s * a->vocab, extra = lm.mem.saved - base.mem.saved;
+        if (extra < per_logit[i] * logits || extra > per_logit[i] * logits + 1048576)
+            fail_msg("%s: the head keeps %llu bytes, want %llu per logit", a->name,
+                     (unsigned long long)extra, (unsigned long long)per_logit[i]);
+    }
+    const Arch *g = find("google/gemma-2-2b");
+    HfOptions o = opts(b, s);
+    assert_int_equal(count_ops(g, &o, "tanh", 4, s).n, 0);
+    o.eager_attention = true;
+    OpCount caps = count_ops(g, &o, "tanh", 4, s);
+    assert_int_equal(caps.n, g->layers);
+    assert_int_equal(caps.rows, (int64_t)g->layers * b);
+    Run eager = run(g, &o, BF16_TRAIN);
+    o.eager_attention = false;
+    Run sdpa = run(g, &o, BF16_TRAIN);
+    uint64_t scores = (uint64_t)g->layers * b * g->heads * s * s;
+    assert_true(eager.mem.saved >= sdpa.mem.saved + 8 * scores);
+}
+
+/* Phi-3's fused projections against the same sizes with Llama's separate
+ * ones: the same parameters; what is saved differs by what the split views
+ * keep. Phi-3's rotary cat makes q (b, h, s, hd)-contiguous, so flash's
+ * output is copied by the transpose (o_proj saves the (b, s, d) copy: +d a
+ * token); without a cache, v is a view of the qkv output, so SDPA saving v
+ * keeps all of it, (b, s, 3d) instead of (b, s, d): +2d (with a cache the
+ * attention reads the cache's copies instead). The fused gate_up output is
+ * saved whole, as gate and up are separately: no difference. */
+static void test_phi3_fused(void **state)
+{
+    (void)state;
+    const Arch *phi3 = find("microsoft/Phi-3-mini-4k-instruct");
+    Arch split = *phi3;
+    split.family = FAM_LLAMA;
+    assert_int_equal(arch_params(&split), arch_params(phi3));
+    const int64_t b = 2, s = 512;
+    for (int cache = 0; cache < 2; cache++) {
+        HfOptions o = opts(b, s);
+        o.use_cache = cache;
+        Run fused = run(phi3, &o, BF16_TRAIN), sep = run(&split, &o, BF16_TRAIN);
+        assert_true(fused.ok && sep.ok);
+        assert_int_equal(fused.params.total, sep.params.total);
+        uint64_t want = (uint64_t)phi3->layers * b * s * phi3->hidden * 2 * (cache ? 1 : 3);
+        assert_int_equal(fused.mem.saved - sep.mem.saved, want);
+    }
+}
+
+/* Falcon-7B's multi-query attention: one kv head, passed to
+ * F.scaled_dot_product_attention without enable_gqa, so the math kernel runs
+ * in fp32 and saves the (b, 71, s, s) probabilities at 4 bytes; eager keeps
+ * them at 2 (softmax in the hidden states' dtype). The cache holds one head:
+ * (b, 1, s, 64) k and v a layer. */
+static void test_falcon_mqa(void **state)
+{
+    (void)state;
+    const Arch *f = find("tiiuae/falcon-7b");
+    assert_int_equal(f->kv_heads, 1);
+    const int64_t b = 2, s = 512;
+    HfOptions o = opts(b, s);
+    Run sdpa = run(f, &o, BF16_TRAIN);
+    o.eager_attention = true;
+    Run eager = run(f, &o, BF16_TRAIN);
+    assert_true(sdpa.ok && eager.ok);
+    uint64_t scores = (uint64_t)f->layers * b * f->heads * s * s;
+    assert_true(sdpa.mem.saved >= 4 * scores);
+    assert_true(eager.mem.saved >= 2 * scores);
+    assert_true(sdpa.mem.saved >= eager.mem.saved + 2 * scores);
+    o.eager_attention = false;
+    o.labels = false;
+    Run ev = run(f, &o, (Setup){DT_BF16, false, false, true, false});
+    uint64_t cache = (uint64_t)f->layers * 2 * b * 1 * s * 64 * 2, ids = (uint64_t)b * s * 8;
+    assert_int_equal(ev.mem.kept, cache + ids);
+}
+
 static void test_rejects(void **state)
 {
     (void)state;
@@ -739,6 +954,8 @@ int main(void)
         cmocka_unit_test(test_sdpa_below_eager),      cmocka_unit_test(test_checkpointing_saves_less),
         cmocka_unit_test(test_kv_cache),              cmocka_unit_test(test_calibration_anchors),
         cmocka_unit_test(test_rejects),
+        cmocka_unit_test(test_mixtral_moe),           cmocka_unit_test(test_gemma2_softcap),
+        cmocka_unit_test(test_phi3_fused),            cmocka_unit_test(test_falcon_mqa),
         cmocka_unit_test(test_head_params_exact),     cmocka_unit_test(test_head_params_all),
         cmocka_unit_test(test_head_support),          cmocka_unit_test(test_head_default_same),
         cmocka_unit_test(test_head_outputs),          cmocka_unit_test(test_head_loss_small),
