@@ -41,6 +41,7 @@ struct Interp {
     bool model_call_named;                  /* its result is assigned to a variable */
     ARENA_VEC(const char *) notes;          /* what it had to assume, for the report */
     bool in_trainer;                        /* the Trainer's step is running */
+    int64_t trainer_batch;                  /* its per-device batch */
 };
 
 #define ARGS_MAX 64

@@ -105,8 +105,15 @@ static void release(Interp *in, AVal *x)
 static AVal *call_vision(LibraryCtx *lc, Interp *in, Obj *m, AVal **args, uint32_t n)
 {
     AVal *x = n ? args[0] : NULL;
+    if ((!x || x->k != AV_TENSOR || x->nd != 4) && lc->cfg->batch) {
+        /* the data pipeline is opaque but the user gave the batch */
+        int64_t dim[4] = {lc->cfg->batch, 3, 224, 224};
+        x = av_tensor_new(in, DT_F32, 4, dim, true);
+        interp_note(in, 0, "the model's input could not be read: --batch images of 3 x 224 x 224 assumed");
+    }
     if (!x || x->k != AV_TENSOR || x->nd != 4) {
-        lc->error = "the torchvision model's input shape could not be read";
+        lc->error = "the torchvision model's input shape could not be read from the script "
+                    "(--batch N gives it)";
         return av_unknown(in);
     }
     release(in, x);
@@ -140,8 +147,24 @@ static AVal *call_hf(LibraryCtx *lc, Interp *in, Obj *m, AVal **args, const char
     const EstimateConfig *cfg = lc->cfg;
     AVal *ids = kwarg(args, kw, n, "input_ids", 0);
     AVal *labels = kwarg(args, kw, n, "labels", -1);
+    int64_t batch = cfg->batch ? cfg->batch : in->in_trainer ? in->trainer_batch : 0;
+    if ((!ids || ids->k != AV_TENSOR || ids->nd != 2) && batch && cfg->seq) {
+        /* the data pipeline is opaque (a hub dataset, a tokenizer) but the
+         * user gave the shape: token ids, and labels for a training step */
+        int64_t dim[2] = {batch, cfg->seq};
+        ids = av_tensor_new(in, DT_I64, 2, dim, true);
+        if (!labels || labels->k != AV_TENSOR)
+            labels = in->in_trainer || lc->training_target ? ids : labels;
+        interp_note(in, 0, cfg->batch ? "the model's inputs could not be read: --batch x --seq token ids "
+                                        "assumed (with labels in a training step)"
+                                      : "the model's inputs could not be read: the Trainer's batch x --seq "
+                                        "token ids assumed, with labels");
+    }
     if (!ids || ids->k != AV_TENSOR || ids->nd != 2) {
-        lc->error = "the model's input_ids shape (batch, sequence) could not be read";
+        lc->error = in->in_trainer ? "the sequence length of the Trainer's dataset could not be read "
+                                     "from the script (--seq N gives it)"
+                                   : "the model's input_ids shape (batch, sequence) could not be read "
+                                     "from the script (--batch N --seq N give it)";
         return av_unknown(in);
     }
     release(in, ids);

@@ -14,6 +14,7 @@ typedef struct LibraryCtx {
     uint32_t head_op;          /* trace op index where the logits/loss part begins */
     int64_t batch, seq;        /* seen at the model call */
     bool hf;
+    bool training_target;      /* the step ends in backward() */
     const char *error;
 } LibraryCtx;
 

@@ -278,6 +278,7 @@ bool estimate_run(Syntax *s, const Ir *ir, const EstimateConfig *cfg, Estimate *
     in->force_autocast_dtype = cfg->accelerate_mp == 2 && cfg->precision == 0 ? DT_F16 : DT_BF16;
     Target t;
     bool ok = find_target(s, ir, &t);
+    lc.training_target = ok && t.training;
     if (!ok) {
         *why = "no backward() call, Trainer or model call found: nothing to estimate";
     } else {

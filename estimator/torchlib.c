@@ -1433,6 +1433,8 @@ static AVal *trainer_step(Interp *in, Obj *trainer)
     if (!model || model->k != AV_OBJECT || !ds)
         return av_unknown(in);
     AVal *bs = args && args->k == AV_OBJECT ? obj_get(args->obj, "per_device_train_batch_size") : NULL;
+    in->trainer_batch = 8;   /* TrainingArguments' default */
+    av_int_of(bs, &in->trainer_batch);
     Args la = {{ds, bs ? bs : av_int(in, 8)}, {NULL, "batch_size"}, 2};
     AVal *loader = data_loader(in, &la);
     AVal *batch = loader_batch(in, loader);

@@ -807,3 +807,25 @@ check(B(a, "retained_across_iterations") > 5 * 8 * 1024 * 50257 * 4 and B(i, "re
       "appending attached losses keeps 5 more graphs (each with its fp32 log-softmax); .item() keeps nothing",
       f"retained {B(a, 'retained_across_iterations')} vs {B(i, 'retained_across_iterations')}")
 PY
+
+echo "--- 17. an opaque data pipeline: the reason, and --seq / --batch to give the shape"
+cat > clm.py <<'PY'
+from datasets import load_dataset
+from transformers import AutoModelForCausalLM, AutoTokenizer, Trainer, TrainingArguments
+tok = AutoTokenizer.from_pretrained("gpt2")
+ds = load_dataset("wikitext", "wikitext-2-raw-v1")["train"].map(lambda e: tok(e["text"]), batched=True)
+model = AutoModelForCausalLM.from_pretrained("gpt2")
+args = TrainingArguments("out", per_device_train_batch_size=4, bf16=True)
+Trainer(model=model, args=args, train_dataset=ds).train()
+PY
+est opaque clm.py
+est given clm.py --seq 512
+verdict opaque given <<'PY'
+o, g = J
+check(RC[0] == 1 and "--seq" in (o["error"] or ""), "without --seq: exit 1, and the error says --seq gives it",
+      f"exit {RC[0]}, error {o['error']!r}")
+check(g["error"] is None and g["batch"] == 4 and g["seq"] == 512 and g["training"]
+      and any("could not be read" in s for s in g["assumptions"]),
+      "with --seq 512: the Trainer's batch 4 x 512, a training step, and the assumption listed",
+      f"batch {g.get('batch')}, seq {g.get('seq')}, error {g['error']!r}, assumptions {g['assumptions']}")
+PY
