@@ -226,6 +226,18 @@ void interp_fail(Interp *in, const char *why)
 
 const char *interp_error(const Interp *in) { return in->error; }
 
+const char *interp_lost(const Interp *in) { return in->lost; }
+
+void interp_lost_here(Interp *in, const char *what)
+{
+    if (in->lost)
+        return;
+    uint32_t line = 0, col = 0;
+    if (in->cur_node)
+        syntax_line_col(in->S, node_start(in->S, syn_node(in->S, in->cur_node)), &line, &col);
+    in->lost = line ? arena_printf(in->a, "line %u: %s", line, what) : what;
+}
+
 const char *const *interp_notes(const Interp *in, uint32_t *n)
 {
     *n = in->notes.n;
@@ -1226,9 +1238,17 @@ static void prepare_model_call(Interp *in, AVal *model, Args *a)
         in->model_class = "nn.Sequential";
     else if (model->obj->nn < NN_HF)
         in->model_class = "a torch.nn module";
-    for (uint32_t i = 0; i < a->n; i++)
+    bool tensor = false;
+    for (uint32_t i = 0; i < a->n; i++) {
         a->v[i] = resized(in, a->v[i]);
+        tensor |= a->v[i]->k == AV_TENSOR || a->v[i]->k == AV_DICT;
+    }
+    if (!tensor && (model->obj->cls >= 0 || model->obj->nn < NN_HF))
+        interp_lost_here(in, "the model's input is not a tensor pfc could follow (from a dataset or "
+                             "loader it does not know?)");
 }
+
+static AVal *call_dispatch(Interp *in, Frame *fr, const IrValue *x, AVal *callee, Args *pa);
 
 static AVal *call(Interp *in, Frame *fr, ValueId v)
 {
@@ -1237,12 +1257,25 @@ static AVal *call(Interp *in, Frame *fr, ValueId v)
     AVal *callee = eval(in, fr, x->args[0]);
     Args a;
     call_args(in, fr, x, &a);
+    uint32_t outer = in->cur_node;
+    in->cur_node = x->node;
+    AVal *r = call_dispatch(in, fr, x, callee, &a);
+    in->cur_node = outer;
+    return r;
+}
+
+static AVal *call_dispatch(Interp *in, Frame *fr, const IrValue *x, AVal *callee, Args *pa)
+{
+    Args a = *pa;
     if (!fr->demand)
         return call_value(in, callee, &a);
     bool model_call = callee->k == AV_OBJECT && callee->obj->is_module && !in->model_called;
     if (model_call) {
         in->model_call_named = assigned_whole(in, x->node);
+        uint32_t outer = in->cur_node;
+        in->cur_node = x->node;
         prepare_model_call(in, callee, &a);
+        in->cur_node = outer;
     }
     /* top level: the grad mode the IR computed and the autocast region */
     Trace *tr = in->tr;

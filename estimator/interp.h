@@ -100,6 +100,8 @@ AVal *obj_get(Obj *o, const char *name);
 TId av_gpu(Interp *in, AVal *v);
 bool av_int_of(const AVal *v, int64_t *out);
 const char *interp_error(const Interp *in);   /* why evaluation gave up, or NULL */
+/* Where a layer first received something that is not a tensor, or NULL. */
+const char *interp_lost(const Interp *in);
 /* What the interpretation assumed; *n gets the count. */
 const char *const *interp_notes(const Interp *in, uint32_t *n);
 uint64_t interp_steps(const Interp *in);

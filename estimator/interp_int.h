@@ -40,6 +40,8 @@ struct Interp {
     bool model_called;
     bool model_call_named;                  /* its result is assigned to a variable */
     ARENA_VEC(const char *) notes;          /* what it had to assume, for the report */
+    uint32_t cur_node;                      /* the call being evaluated (for messages) */
+    const char *lost;                       /* where the tensors were first lost, or NULL */
     bool in_trainer;                        /* the Trainer's step is running */
     int64_t trainer_batch;                  /* its per-device batch */
 };
@@ -70,6 +72,7 @@ AVal *run_method(Interp *in, AVal *self, const char *name, Args *a, bool *found)
 void interp_fail(Interp *in, const char *why);
 /* Records an assumption ("line N: ..."), once per text. */
 void interp_note(Interp *in, uint32_t node, const char *what);
+void interp_lost_here(Interp *in, const char *what);
 /* Calls `recv.name(...)` anywhere in the file whose receiver evaluates to
  * obj (on demand): fn gets the call's evaluated arguments. */
 void for_each_call_on(Interp *in, const char *name, const Obj *obj,

@@ -298,7 +298,10 @@ bool estimate_run(Syntax *s, const Ir *ir, const EstimateConfig *cfg, Estimate *
                                     : "no model found: neither a known from_pretrained/torchvision name "
                                       "nor an nn.Module defined in the file reached the step";
         else if (!tr.ops.n)
-            *why = "the model was found but its forward could not be followed to the loss";
+            *why = interp_lost(in)
+                       ? arena_printf(s->arena, "the model was found but its forward could not be followed "
+                                                "to the loss (%s)", interp_lost(in))
+                       : "the model was found but its forward could not be followed to the loss";
         ok = !*why;
     }
     if (ok) {

@@ -1134,6 +1134,8 @@ AVal *module_call(Interp *in, Obj *m, Args *a)
 {
     AVal *x = arg(a, 0, NULL);
     Trace *tr = in->tr;
+    if (m->nn < NN_SEQUENTIAL && (!x || x->k != AV_TENSOR))
+        interp_lost_here(in, "a layer's input is not a tensor pfc could follow");
     switch (m->nn) {
     case NN_LINEAR: {
         TId t = av_gpu(in, x);
