@@ -122,16 +122,21 @@ static uint64_t step_temporaries(const EstimateConfig *cfg, uint64_t trainable_b
     }
 }
 
-static Estimate *phase_log;
+/* The phases simulated, and the largest so far. */
+typedef struct Phases {
+    Phase best;
+    Estimate *log;   /* every phase is listed in log->phases (pfc estimate -v) */
+} Phases;
 
-static void consider(Phase *best, const Phase *p)
+static void consider(Phases *ph, const Phase *p)
 {
-    if (phase_log && phase_log->nphases < 8) {
-        phase_log->phases[phase_log->nphases].name = p->name;
-        phase_log->phases[phase_log->nphases++].total = p->total;
+    Estimate *e = ph->log;
+    if (e->nphases < sizeof e->phases / sizeof e->phases[0]) {
+        e->phases[e->nphases].name = p->name;
+        e->phases[e->nphases++].total = p->total;
     }
-    if (p->total > best->total)
-        *best = *p;
+    if (p->total > ph->best.total)
+        ph->best = *p;
 }
 
 static Phase pass_phase(const char *name, uint64_t base, const LiveSplit *l, uint64_t peak,
@@ -142,99 +147,123 @@ static Phase pass_phase(const char *name, uint64_t base, const LiveSplit *l, uin
     return p;
 }
 
+/* Per-rank bytes of what lives across the step: weights (and buffers),
+ * gradients, optimizer state, the step's temporaries. */
+typedef struct Budget {
+    uint64_t W, G, S, T;
+} Budget;
 
-static void assemble(const EstimateConfig *cfg, const Trace *tr, bool training, uint64_t retained,
-                     int64_t iterations, Estimate *out)
+/* Sharding: FSDP / ZeRO-3 split weights, gradients and state over the ranks
+ * and gather one layer (plus the prefetched next) at a time; ZeRO-1 splits
+ * the state, ZeRO-2 the gradients too; DDP's buckets hold about one more
+ * copy of the gradients. */
+static Budget budget(const EstimateConfig *cfg, const Trace *tr, bool training, Estimate *out)
 {
     ParamTotals pt;
     tr_param_totals(tr, &pt);
-    phase_log = out;
     out->params_total = pt.total;
     out->params_trainable = pt.trainable;
-    /* sharding: FSDP / ZeRO-3 split weights, gradients and state over the
-     * ranks and gather one layer (plus the prefetched next) at a time;
-     * ZeRO-1 splits the state, ZeRO-2 the gradients too */
+    out->raw_weights = pt.raw_bytes;
     uint64_t ws = cfg->world_size > 1 ? (uint64_t)cfg->world_size : 1;
-    bool shard_all = cfg->shard == SHARD_FSDP || cfg->shard == SHARD_ZERO3;
-    if (shard_all && ws > 1) {
+    bool shard_all = (cfg->shard == SHARD_FSDP || cfg->shard == SHARD_ZERO3) && ws > 1;
+    if (shard_all) {
         uint64_t layers = tr->layers ? tr->layers : 8;
         pt.bytes = pt.bytes / ws + 2 * pt.bytes / layers;
         pt.trainable_bytes /= ws;
         pt.trainable /= ws;
+        pt.raw_trainable_bytes /= ws;
     }
     out->weights = pt.bytes;
-    out->raw_weights = pt.raw_bytes;
     out->buffers = tr->buffer_bytes;
-    uint64_t W = pt.bytes + tr->buffer_bytes;
+    Budget b = {pt.bytes + tr->buffer_bytes, 0, 0, 0};
+    if (!training)
+        return b;
+    bool opt = cfg->optimizer != OPT_NONE;
+    b.G = pt.trainable_bytes;
+    b.S = opt ? optimizer_state(cfg, pt.trainable, pt.trainable_bytes, pt.trainable_tensors, 512) : 0;
+    b.T = step_temporaries(cfg, pt.trainable_bytes);
+    /* the exact components: unrounded, as the optimizer's tensors add up */
+    out->all_gradients = pt.raw_trainable_bytes;
+    out->all_state = opt ? optimizer_state(cfg, pt.trainable, pt.raw_trainable_bytes, pt.trainable_tensors, 4) : 0;
+    if ((cfg->shard == SHARD_ZERO1 || cfg->shard == SHARD_ZERO2) && ws > 1) {
+        b.S /= ws;
+        b.T /= ws;
+        if (cfg->shard == SHARD_ZERO2)
+            b.G /= ws;   /* the reduced gradients are kept as partitions */
+    }
+    if (cfg->shard == SHARD_DDP)
+        b.T += b.G;
+    return b;
+}
+
+/* Evaluation: the previous batch's outputs are alive until the next call
+ * returns; a loop that keeps graphs adds what it keeps. */
+static void evaluation_phases(Phases *ph, const Budget *b, const PassMemory *m, uint64_t retained)
+{
+    Phase p = pass_phase("forward (evaluation)", b->W, &m->at_fwd_peak, m->fwd_peak, 0, 0);
+    p.total += m->kept_outputs + retained;
+    p.retained = retained;
+    p.head += m->kept_outputs;
+    consider(ph, &p);
+}
+
+/* Training (see the comment at the top of this file). m1: .grad created in
+ * the backward; m2: .grad already there (accumulation, set_to_none=False). */
+static void training_phases(Phases *ph, const EstimateConfig *cfg, const Budget *b, const PassMemory *m1,
+                            const PassMemory *m2, uint64_t retained)
+{
+    uint64_t W = b->W, G = b->G, S = b->S;
+    Phase p = pass_phase("forward, first step", W, &m1->at_fwd_peak, m1->fwd_peak, 0, 0);
+    consider(ph, &p);
+    p = pass_phase("backward, first step", W, &m1->at_bwd_peak, m1->bwd_peak, 0, 0);
+    consider(ph, &p);
+    if (cfg->optimizer != OPT_NONE) {
+        Phase st = {"optimizer step", W + G + S + b->T, G, S, b->T, 0, 0, 0, 0};
+        consider(ph, &st);
+    }
+    bool keep_grads = !cfg->set_to_none || cfg->optimizer == OPT_NONE;
+    uint64_t Gk = keep_grads || cfg->zero_grad_mid ? G : 0;
+    p = pass_phase("forward, second step", W + m1->kept_outputs, &m1->at_fwd_peak, m1->fwd_peak, Gk, S);
+    consider(ph, &p);
+    p = keep_grads ? pass_phase("backward, second step", W, &m2->at_bwd_peak, m2->bwd_peak, G, S)
+                   : pass_phase("backward, second step", W, &m1->at_bwd_peak, m1->bwd_peak, 0, S);
+    if (retained) {
+        p.total += retained;
+        p.retained = retained;
+        p.name = "backward, last step (with what the loop keeps)";
+    }
+    consider(ph, &p);
+    if (cfg->accumulation > 1) {
+        p = pass_phase("backward, accumulation micro-step", W, &m2->at_bwd_peak, m2->bwd_peak, G, S);
+        consider(ph, &p);
+    }
+}
+
+static void assemble(const EstimateConfig *cfg, const Trace *tr, bool training, uint64_t retained,
+                     Estimate *out)
+{
+    Budget b = budget(cfg, tr, training, out);
     PassMemory m1, m2;
     tr_simulate(tr, training, false, &m1);
     out->saved_end_of_forward = m1.saved;
-    Phase best = {"forward", 0, 0, 0, 0, 0, 0, 0, 0};
-    if (!training) {
-        /* evaluation: the previous batch's outputs are alive until the next
-         * call returns */
-        Phase p = pass_phase("forward (evaluation)", W, &m1.at_fwd_peak, m1.fwd_peak, 0, 0);
-        p.total += m1.kept_outputs + retained;
-        p.retained = retained;
-        p.head += m1.kept_outputs;
-        consider(&best, &p);
-    } else {
+    Phases ph = {{"forward", 0, 0, 0, 0, 0, 0, 0, 0}, out};
+    if (training) {
         tr_simulate(tr, true, true, &m2);
-        uint64_t G = training ? pt.trainable_bytes : 0;
-        uint64_t S = cfg->optimizer == OPT_NONE ? 0 : optimizer_state(cfg, pt.trainable, pt.trainable_bytes, pt.trainable_tensors, 512);
-        uint64_t T = step_temporaries(cfg, pt.trainable_bytes);
-        out->all_gradients = pt.raw_trainable_bytes;
-        /* the exact component: unrounded, as the optimizer's tensors add up */
-        out->all_state = cfg->optimizer == OPT_NONE ? 0
-                         : optimizer_state(cfg, pt.trainable, pt.raw_trainable_bytes / (ws > 1 && shard_all ? ws : 1),
-                                           pt.trainable_tensors, 4);
-
-        if ((cfg->shard == SHARD_ZERO1 || cfg->shard == SHARD_ZERO2) && ws > 1) {
-            S /= ws;
-            T /= ws;
-            if (cfg->shard == SHARD_ZERO2)
-                G /= ws;   /* the reduced gradients are kept as partitions */
-        }
-        if (cfg->shard == SHARD_DDP)
-            T += G;   /* gradient buckets: about one more copy of the gradients */
-        Phase p;
-        p = pass_phase("forward, first step", W, &m1.at_fwd_peak, m1.fwd_peak, 0, 0);
-        consider(&best, &p);
-        p = pass_phase("backward, first step", W, &m1.at_bwd_peak, m1.bwd_peak, 0, 0);
-        consider(&best, &p);
-        if (cfg->optimizer != OPT_NONE) {
-            Phase st = {"optimizer step", W + G + S + T, G, S, T, 0, 0, 0, 0};
-            consider(&best, &st);
-        }
-        bool keep_grads = !cfg->set_to_none || cfg->optimizer == OPT_NONE;
-        uint64_t Gk = keep_grads || cfg->zero_grad_mid ? G : 0;
-        p = pass_phase("forward, second step", W + m1.kept_outputs, &m1.at_fwd_peak, m1.fwd_peak, Gk, S);
-        consider(&best, &p);
-        p = keep_grads ? pass_phase("backward, second step", W, &m2.at_bwd_peak, m2.bwd_peak, G, S)
-                       : pass_phase("backward, second step", W, &m1.at_bwd_peak, m1.bwd_peak, 0, S);
-        if (retained) {
-            p.total += retained;
-            p.retained = retained;
-            p.name = "backward, last step (with what the loop keeps)";
-        }
-        consider(&best, &p);
-        if (cfg->accumulation > 1) {
-            p = pass_phase("backward, accumulation micro-step", W, &m2.at_bwd_peak, m2.bwd_peak, G, S);
-            consider(&best, &p);
-        }
+        training_phases(&ph, cfg, &b, &m1, &m2, retained);
+    } else {
+        evaluation_phases(&ph, &b, &m1, retained);
     }
-    (void)iterations;
-    phase_log = NULL;
-    out->allocated_peak = best.total;
-    out->gradients = best.grads;
-    out->optimizer_state = best.state;
-    out->step_temp = best.temp;
-    out->autocast_cache = best.copies;
-    out->logits_loss = best.head;
-    out->retained = best.retained;
-    out->activations = best.total - W - best.grads - best.state - best.temp - best.copies - best.head -
-                       best.retained;
-    out->peak_phase = best.name;
+    const Phase *best = &ph.best;
+    out->allocated_peak = best->total;
+    out->gradients = best->grads;
+    out->optimizer_state = best->state;
+    out->step_temp = best->temp;
+    out->autocast_cache = best->copies;
+    out->logits_loss = best->head;
+    out->retained = best->retained;
+    out->activations = best->total - b.W - best->grads - best->state - best->temp - best->copies -
+                       best->head - best->retained;
+    out->peak_phase = best->name;
 }
 
 /* The caching allocator rounds and caches blocks: reserved / allocated was
@@ -317,7 +346,8 @@ bool estimate_run(Syntax *s, const Ir *ir, const EstimateConfig *cfg, Estimate *
         int64_t acc = t.training ? loop_accumulation(s, ir, in, &t) : 1;
         if (acc > effective.accumulation)
             effective.accumulation = acc;
-        assemble(&effective, &tr, t.training, retained, iterations, out);
+        (void)iterations;
+        assemble(&effective, &tr, t.training, retained, out);
         project(out);
         out->training = t.training;
         out->hf = lc.hf;
