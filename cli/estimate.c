@@ -252,8 +252,7 @@ static void verdict(Buf *b, const Report *r)
                    m->change);
     }
     if (r->rem->smallest_target)
-        buf_printf(b, "  nothing above fits; the smallest GPU that holds it as written: %s\n",
-                   r->rem->smallest_target);
+        buf_printf(b, "  nothing above fits; what holds it as written: %s\n", r->rem->smallest_target);
 }
 
 static void text(Buf *b, const Report *r)

@@ -98,9 +98,10 @@ static void add(Syntax *s, Remedies *out, const char *change, const Estimate *e,
     VEC_PUSH(s->arena, out->list, r);
 }
 
-/* The smallest catalog GPU (or instance, with FSDP over its GPUs when the
- * script can shard) that holds the projection. */
-static const char *smallest_target(const Estimate *e)
+/* The smallest catalog GPU that holds the script as written; when none
+ * does, the instance with the least GPU memory in total whose GPUs hold it
+ * with FSDP over all of them (each instance estimated again). */
+static const char *smallest_target(Syntax *s, const Ir *ir, const EstimateConfig *cfg, const Estimate *e)
 {
     size_t n;
     const Gpu *gpus = gpu_all(&n);
@@ -108,7 +109,33 @@ static const char *smallest_target(const Estimate *e)
     for (size_t i = 0; i < n; i++)
         if (e->projected_peak <= gpus[i].usable_bytes && (!best || gpus[i].usable_bytes < best->usable_bytes))
             best = &gpus[i];
-    return best ? best->id : NULL;
+    if (best)
+        return best->id;
+    if (!e->training)
+        return NULL;
+    const Instance *inst = instance_all(&n);
+    const Instance *pick = NULL;
+    uint64_t pick_total = 0;
+    for (size_t i = 0; i < n; i++) {
+        const Gpu *g = gpu_find(inst[i].gpu_id);
+        if (!g || inst[i].count < 2)
+            continue;
+        uint64_t total = g->usable_bytes * inst[i].count;
+        if (pick && total >= pick_total)
+            continue;
+        EstimateConfig sharded = *cfg;
+        sharded.assumptions.n = 0;
+        sharded.shard = SHARD_FSDP;
+        sharded.world_size = inst[i].count;
+        Estimate se;
+        if (run(s, ir, &sharded, &se) && remedy_fits(&se, g)) {
+            pick = &inst[i];
+            pick_total = total;
+        }
+    }
+    return pick ? arena_printf(s->arena, "%s (%u x %s, FSDP over all of them)", pick->name, pick->count,
+                               pick->gpu_id)
+                : NULL;
 }
 
 void remedy_search(Syntax *s, const Ir *ir, const EstimateConfig *cfg, const Estimate *base,
@@ -150,6 +177,9 @@ void remedy_search(Syntax *s, const Ir *ir, const EstimateConfig *cfg, const Est
     }
     if (names && e.projected_peak < base->projected_peak)
         add(s, out, names, &e, gpu, true);
-    if (!remedy_fits(&e, gpu))
-        out->smallest_target = smallest_target(base);
+    if (!remedy_fits(&e, gpu)) {
+        out->smallest_target = smallest_target(s, ir, cfg, base);
+        if (!out->smallest_target)
+            out->smallest_target = "no GPU or instance in the catalog, not even with FSDP over its GPUs";
+    }
 }

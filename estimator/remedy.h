@@ -14,7 +14,7 @@ typedef struct Remedy {
 
 typedef struct Remedies {
     ARENA_VEC(Remedy) list;
-    const char *smallest_target;   /* when nothing fits: the smallest GPU or instance that would */
+    const char *smallest_target;   /* when nothing fits: the smallest GPU, or instance with FSDP, that would */
 } Remedies;
 
 /* Per-GPU capacity for a target: usable bytes of one of its GPUs. */
