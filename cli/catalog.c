@@ -1,6 +1,7 @@
 /* pfc gpus / pfc archs: what the estimator knows by name. */
 #include "../estimator/arch.h"
 #include "../estimator/gpu.h"
+#include "../estimator/vision.h"
 #include "cli.h"
 #include <stdio.h>
 
@@ -24,6 +25,8 @@ int cmd_gpus(int argc, char **argv)
     return EXIT_CLEAN;
 }
 
+static uint64_t vision_param_count(const char *name);
+
 int cmd_archs(int argc, char **argv)
 {
     (void)argv;
@@ -35,5 +38,26 @@ int cmd_archs(int argc, char **argv)
     for (size_t i = 0; i < n; i++)
         printf("%-55s %-8s %6u %7u %15llu\n", a[i].name, arch_family_name(a[i].family),
                a[i].layers, a[i].hidden, (unsigned long long)arch_params(&a[i]));
+    printf("\ntorchvision (torchvision.models.NAME, 1000 classes)\n");
+    size_t nv;
+    const char *const *names = vision_names(&nv);
+    for (size_t i = 0; i < nv; i++)
+        printf("%-55s %-8s %6s %7s %15llu\n", names[i], "vision", "", "",
+               (unsigned long long)vision_param_count(names[i]));
     return EXIT_CLEAN;
+}
+
+/* A torchvision model's parameters: recorded once on a small input. */
+static uint64_t vision_param_count(const char *name)
+{
+    Arena arena;
+    arena_init(&arena);
+    Trace tr;
+    tr_init(&tr, &arena);
+    TId logits;
+    ParamTotals pt = {0};
+    if (vision_build(&tr, name, 1, 224, 1000, &logits))
+        tr_param_totals(&tr, &pt);
+    arena_free(&arena);
+    return pt.total;
 }
