@@ -804,14 +804,14 @@ static AVal *iter_next(Interp *in, Frame *fr, ValueId v, ValueId src)
     return items->items[fr->iterpos[v]++];
 }
 
-/* A comprehension in an executed function: its inline values (from the
- * first one lowered for it to the element) run once per item. */
-static AVal *comprehension(Interp *in, Frame *fr, ValueId build)
+/* The comprehension's inline values: the first one lowered for it (*first)
+ * and its ITER_NEXT, or 0 when there is none. */
+static ValueId comprehension_values(Interp *in, const IrFunction *f, ValueId build, ValueId *first)
 {
-    const IrFunction *f = &in->ir->funcs.v[fr->fi];
     const IrValue *bv = &f->values.v[build];
     uint32_t lo = node_start(in->S, syn_node(in->S, bv->node)), hi = node_end(in->S, syn_node(in->S, bv->node));
-    ValueId first = build, it = 0;
+    ValueId it = 0;
+    *first = build;
     for (ValueId i = build; i-- > 1;) {
         const IrValue *x = &f->values.v[i];
         if (x->block != bv->block || !x->node)
@@ -819,10 +819,37 @@ static AVal *comprehension(Interp *in, Frame *fr, ValueId build)
         uint32_t s = node_start(in->S, syn_node(in->S, x->node));
         if (s < lo || s >= hi)
             break;
-        first = i;
+        *first = i;
         if (x->op == IR_ITER_NEXT && !it)
             it = i;
     }
+    return it;
+}
+
+/* {k: v for ...}: each element is a (key, value) pair; string keys only. */
+static AVal *dict_of_pairs(Interp *in, AVal *pairs)
+{
+    uint32_t k = pairs->n;
+    AVal *d = av_new(in, AV_DICT);
+    d->items = arena_zalloc(in->a, (k + 1) * sizeof *d->items);
+    d->keys = arena_zalloc(in->a, (k + 1) * sizeof *d->keys);
+    for (uint32_t i = 0; i < k; i++) {
+        AVal *pair = pairs->items[i];
+        if (pair->k == AV_SEQ && pair->n == 2 && pair->items[0]->k == AV_STR) {
+            d->keys[d->n] = pair->items[0]->s;
+            d->items[d->n++] = pair->items[1];
+        }
+    }
+    return d;
+}
+
+/* A comprehension in an executed function: its inline values (from the
+ * first one lowered for it to the element) run once per item. */
+static AVal *comprehension(Interp *in, Frame *fr, ValueId build)
+{
+    const IrFunction *f = &in->ir->funcs.v[fr->fi];
+    const IrValue *bv = &f->values.v[build];
+    ValueId first, it = comprehension_values(in, f, build, &first);
     if (!it)
         return av_unknown(in);
     /* the iterable is evaluated before the ITER_NEXT; evaluate the values up to it */
@@ -850,20 +877,7 @@ static AVal *comprehension(Interp *in, Frame *fr, ValueId build)
             out->items[k++] = fr->vals[bv->args[0]];
     }
     out->n = k;
-    if (syn_node(in->S, bv->node)->kind != N_DICT_COMP)
-        return out;
-    /* {k: v for ...}: the element is a (key, value) pair */
-    AVal *d = av_new(in, AV_DICT);
-    d->items = arena_zalloc(in->a, (k + 1) * sizeof *d->items);
-    d->keys = arena_zalloc(in->a, (k + 1) * sizeof *d->keys);
-    for (uint32_t i = 0; i < k; i++) {
-        AVal *pair = out->items[i];
-        if (pair->k == AV_SEQ && pair->n == 2 && pair->items[0]->k == AV_STR) {
-            d->keys[d->n] = pair->items[0]->s;
-            d->items[d->n++] = pair->items[1];
-        }
-    }
-    return d;
+    return syn_node(in->S, bv->node)->kind == N_DICT_COMP ? dict_of_pairs(in, out) : out;
 }
 
 /* ---- expressions ------------------------------------------------------------------------ */
@@ -1000,6 +1014,42 @@ static AVal *boolop(Interp *in, Frame *fr, ValueId v)
     return last;
 }
 
+/* {k: v, ...}: each item is built as a (key, value) pair; string keys only. */
+static AVal *build_dict(Interp *in, Frame *fr, const IrValue *x)
+{
+    AVal *d = av_new(in, AV_DICT);
+    d->items = arena_zalloc(in->a, (x->nargs * 8 + 1) * sizeof *d->items);
+    d->keys = arena_zalloc(in->a, (x->nargs * 8 + 1) * sizeof *d->keys);
+    for (uint32_t i = 0; i < x->nargs; i++) {
+        AVal *it = eval(in, fr, x->args[i]);
+        if (it->k == AV_SEQ && it->n == 2 && it->items[0]->k == AV_STR) {
+            d->keys[d->n] = it->items[0]->s;
+            d->items[d->n++] = it->items[1];
+        }
+    }
+    return d;
+}
+
+/* lo:hi:step: the operands fill the slots after 0, 1 or 2 colons; bit k
+ * of i says slot k was given. */
+static AVal *build_slice(Interp *in, Frame *fr, const IrValue *x, const Node *n)
+{
+    AVal *s = av_new(in, AV_SLICE);
+    s->n = 3;
+    s->items = arena_zalloc(in->a, 3 * sizeof *s->items);
+    uint32_t colons = 0, arg = 0;
+    for (uint32_t k = 0; k < n->nkids; k++) {
+        if (elem_is_token(n->kids[k])) {
+            if (in->S->toks.v[elem_index(n->kids[k])].kind == T_COLON)
+                colons++;
+        } else if (arg < x->nargs && colons < 3) {
+            s->items[colons] = eval(in, fr, x->args[arg++]);
+            s->i |= 1 << colons;
+        }
+    }
+    return s;
+}
+
 static AVal *build(Interp *in, Frame *fr, ValueId v)
 {
     const IrFunction *f = &in->ir->funcs.v[fr->fi];
@@ -1018,35 +1068,8 @@ static AVal *build(Interp *in, Frame *fr, ValueId v)
         s->items[1] = x->nargs > 1 ? eval(in, fr, x->args[1]) : av_unknown(in);
         return s;
     }
-    case N_DICT: {
-        AVal *d = av_new(in, AV_DICT);
-        d->items = arena_zalloc(in->a, (x->nargs * 8 + 1) * sizeof *d->items);
-        d->keys = arena_zalloc(in->a, (x->nargs * 8 + 1) * sizeof *d->keys);
-        for (uint32_t i = 0; i < x->nargs; i++) {
-            AVal *it = eval(in, fr, x->args[i]);
-            if (it->k == AV_SEQ && it->n == 2 && it->items[0]->k == AV_STR) {
-                d->keys[d->n] = it->items[0]->s;
-                d->items[d->n++] = it->items[1];
-            }
-        }
-        return d;
-    }
-    case N_SLICE: {
-        AVal *s = av_new(in, AV_SLICE);
-        s->n = 3;
-        s->items = arena_zalloc(in->a, 3 * sizeof *s->items);
-        uint32_t colons = 0, arg = 0;
-        for (uint32_t k = 0; k < n->nkids; k++) {
-            if (elem_is_token(n->kids[k])) {
-                if (in->S->toks.v[elem_index(n->kids[k])].kind == T_COLON)
-                    colons++;
-            } else if (arg < x->nargs && colons < 3) {
-                s->items[colons] = eval(in, fr, x->args[arg++]);
-                s->i |= 1 << colons;
-            }
-        }
-        return s;
-    }
+    case N_DICT: return build_dict(in, fr, x);
+    case N_SLICE: return build_slice(in, fr, x, n);
     case N_LIST_COMP: case N_GENERATOR: case N_SET_COMP: case N_DICT_COMP:
         return comprehension(in, fr, v);
     default:
@@ -1347,132 +1370,154 @@ static AVal *global(Interp *in, const IrValue *x)
     return av_unknown(in);
 }
 
+/* A module-level name read inside a loop before any assignment: a builtin
+ * or a definition the lowering could not see yet. */
+static AVal *undefined(Interp *in, Frame *fr, const IrValue *x)
+{
+    if (fr->fi == 0 && x->name && x->name < in->S->names.by_id.n) {
+        const Ir *ir = in->ir;
+        if (x->name < ir->nnames && ir->last_def[x->name])
+            return global(in, x);
+        return av_qual(in, arena_printf(in->a, "builtins.%s", in_name(in, x->name)));
+    }
+    return av_unknown(in);
+}
+
+/* An executed frame takes the operand of the edge it came in by; on demand
+ * the first one stands for all. */
+static AVal *phi(Interp *in, Frame *fr, const IrValue *x)
+{
+    if (!fr->demand && fr->prev != UINT32_MAX) {
+        const IrBlock *b = &in->ir->funcs.v[fr->fi].blocks.v[x->block];
+        for (uint32_t i = 0; i < b->preds.n && i < x->nargs; i++)
+            if (b->preds.v[i] == fr->prev)
+                return eval(in, fr, x->args[i]);
+    }
+    return x->nargs ? eval(in, fr, x->args[0]) : av_unknown(in);
+}
+
+static AVal *attribute(Interp *in, Frame *fr, const IrValue *x)
+{
+    AVal *base = eval(in, fr, x->args[0]);
+    const char *name = in_name(in, x->name);
+    if (base->k == AV_OBJECT && base->obj->nn == NN_NONE)
+        return object_attr(in, base, name);
+    if (base->k == AV_QUAL && !x->qual)
+        return av_qual(in, arena_printf(in->a, "%s.%s", base->s, name));
+    if (x->qual && base->k == AV_QUAL)
+        return av_qual(in, in_name(in, x->qual));
+    return attr_of_value(in, base, name);
+}
+
+static AVal *binop(Interp *in, Frame *fr, const IrValue *x)
+{
+    if (x->nargs != 2)
+        return av_unknown(in);
+    return arith(in, binop_token(in, x->node), eval(in, fr, x->args[0]), eval(in, fr, x->args[1]));
+}
+
+static AVal *unary(Interp *in, Frame *fr, const IrValue *x)
+{
+    AVal *a = x->nargs ? eval(in, fr, x->args[0]) : av_unknown(in);
+    int tok = binop_token(in, x->node);
+    if (tok == T_MINUS && a->k == AV_INT)
+        return av_int(in, -a->i);
+    if (tok == T_MINUS && a->k == AV_FLOAT)
+        return av_float(in, -a->f);
+    return tok == T_PLUS || a->k == AV_TENSOR ? a : av_unknown(in);
+}
+
+/* A function or class definition: the value names it by index. */
+static AVal *definition(Interp *in, AKind k, uint32_t index)
+{
+    AVal *r = av_new(in, k);
+    r->fn = (int)index;
+    return r;
+}
+
+static AVal *store_attr(Interp *in, Frame *fr, const IrValue *x)
+{
+    if (fr->demand || x->nargs < 2)
+        return av_none(in);
+    AVal *base = eval(in, fr, x->args[0]), *val = eval(in, fr, x->args[1]);
+    const char *name = in_name(in, x->name);
+    if (base->k == AV_OBJECT && base->obj->nn != NN_NONE && base->obj->nn < NN_OPTIMIZER)
+        tie_weight(in, base->obj, name, val);
+    else if (base->k == AV_OBJECT)
+        obj_set(in, base->obj, name, val);
+    return av_none(in);
+}
+
+static AVal *store_subscr(Interp *in, Frame *fr, const IrValue *x)
+{
+    if (fr->demand || x->nargs < 3)
+        return av_none(in);
+    AVal *base = eval(in, fr, x->args[0]), *key = eval(in, fr, x->args[1]);
+    AVal *val = eval(in, fr, x->args[2]);
+    int64_t i;
+    if (base->k == AV_SEQ && av_int_of(key, &i) && i >= 0 && i < (int64_t)base->n)
+        base->items[i] = val;
+    return av_none(in);
+}
+
+/* An executed frame switches the trace's grad mode and autocast here; on
+ * demand, call_dispatch applies the IR's grad mode and the autocast region
+ * to each call instead. */
+static AVal *with_enter(Interp *in, Frame *fr, const IrValue *x)
+{
+    AVal *c = x->nargs ? eval(in, fr, x->args[0]) : av_unknown(in);
+    if (!fr->demand && c->k == AV_OBJECT && c->obj->nn == NN_OPAQUE) {
+        if (c->obj->a == OPAQUE_NO_GRAD)
+            in->tr->no_grad = true;
+        if (c->obj->a == OPAQUE_AUTOCAST && c->obj->b && !in->no_autocast) {
+            in->tr->autocast_on = true;
+            in->tr->autocast = (DType)c->obj->c;
+        }
+    }
+    return c;
+}
+
+static AVal *with_exit(Interp *in, Frame *fr, const IrValue *x)
+{
+    AVal *c = x->nargs ? eval(in, fr, x->args[0]) : av_unknown(in);
+    if (!fr->demand && c->k == AV_OBJECT && c->obj->nn == NN_OPAQUE) {
+        if (c->obj->a == OPAQUE_NO_GRAD)
+            in->tr->no_grad = false;
+        if (c->obj->a == OPAQUE_AUTOCAST)
+            in->tr->autocast_on = false;
+    }
+    return av_none(in);
+}
+
 static AVal *compute(Interp *in, Frame *fr, ValueId v)
 {
-    const IrFunction *f = &in->ir->funcs.v[fr->fi];
-    const IrValue *x = &f->values.v[v];
+    const IrValue *x = &in->ir->funcs.v[fr->fi].values.v[v];
     switch ((IrOp)x->op) {
-    case IR_CONST:
-        return constant(in, x->node);
-    case IR_PARAM:
-        return fr->demand ? param_from_call_site(in, fr, x) : av_unknown(in);
-    case IR_GLOBAL:
-        return global(in, x);
-    case IR_UNDEF:
-        /* a module-level name read inside a loop before any assignment: a
-         * builtin or a definition the lowering could not see yet */
-        if (fr->fi == 0 && x->name && x->name < in->S->names.by_id.n) {
-            const Ir *ir = in->ir;
-            if (x->name < ir->nnames && ir->last_def[x->name])
-                return global(in, x);
-            return av_qual(in, arena_printf(in->a, "builtins.%s", in_name(in, x->name)));
-        }
-        return av_unknown(in);
-    case IR_PHI:
-        if (!fr->demand && fr->prev != UINT32_MAX) {
-            const IrBlock *b = &f->blocks.v[x->block];
-            for (uint32_t i = 0; i < b->preds.n && i < x->nargs; i++)
-                if (b->preds.v[i] == fr->prev)
-                    return eval(in, fr, x->args[i]);
-        }
-        return x->nargs ? eval(in, fr, x->args[0]) : av_unknown(in);
-    case IR_CALL:
-        return call(in, fr, v);
-    case IR_ATTR: {
-        AVal *base = eval(in, fr, x->args[0]);
-        const char *name = in_name(in, x->name);
-        if (base->k == AV_OBJECT && base->obj->nn == NN_NONE)
-            return object_attr(in, base, name);
-        if (base->k == AV_QUAL && !x->qual)
-            return av_qual(in, arena_printf(in->a, "%s.%s", base->s, name));
-        if (x->qual && base->k == AV_QUAL)
-            return av_qual(in, in_name(in, x->qual));
-        return attr_of_value(in, base, name);
-    }
-    case IR_SUBSCR:
-        return subscript(in, eval(in, fr, x->args[0]), eval(in, fr, x->args[1]));
-    case IR_BINOP: {
-        if (x->nargs != 2)
-            return av_unknown(in);
-        return arith(in, binop_token(in, x->node), eval(in, fr, x->args[0]), eval(in, fr, x->args[1]));
-    }
-    case IR_UNARY: {
-        AVal *a = x->nargs ? eval(in, fr, x->args[0]) : av_unknown(in);
-        int tok = binop_token(in, x->node);
-        if (tok == T_MINUS && a->k == AV_INT)
-            return av_int(in, -a->i);
-        if (tok == T_MINUS && a->k == AV_FLOAT)
-            return av_float(in, -a->f);
-        return tok == T_PLUS || a->k == AV_TENSOR ? a : av_unknown(in);
-    }
-    case IR_COMPARE:
-        return compare(in, fr, v);
-    case IR_BOOLOP:
-        return boolop(in, fr, v);
-    case IR_BUILD:
-        return build(in, fr, v);
-    case IR_UNPACK:
-        return unpack(in, eval(in, fr, x->args[0]), x->index);
-    case IR_ITER_NEXT:
-        return iter_next(in, fr, v, x->args[0]);
-    case IR_FUNC: {
-        AVal *r = av_new(in, AV_FUNC);
-        r->fn = (int)x->index;
-        return r;
-    }
-    case IR_CLASS: {
-        AVal *r = av_new(in, AV_CLASS);
-        r->fn = (int)x->index;
-        return r;
-    }
-    case IR_STORE_ATTR: {
-        if (fr->demand || x->nargs < 2)
-            return av_none(in);
-        AVal *base = eval(in, fr, x->args[0]), *val = eval(in, fr, x->args[1]);
-        const char *name = in_name(in, x->name);
-        if (base->k == AV_OBJECT && base->obj->nn != NN_NONE && base->obj->nn < NN_OPTIMIZER)
-            tie_weight(in, base->obj, name, val);
-        else if (base->k == AV_OBJECT)
-            obj_set(in, base->obj, name, val);
-        return av_none(in);
-    }
-    case IR_STORE_SUBSCR: {
-        if (fr->demand || x->nargs < 3)
-            return av_none(in);
-        AVal *base = eval(in, fr, x->args[0]), *key = eval(in, fr, x->args[1]);
-        AVal *val = eval(in, fr, x->args[2]);
-        int64_t i;
-        if (base->k == AV_SEQ && av_int_of(key, &i) && i >= 0 && i < (int64_t)base->n)
-            base->items[i] = val;
-        return av_none(in);
-    }
-    case IR_WITH_ENTER: {
-        AVal *c = x->nargs ? eval(in, fr, x->args[0]) : av_unknown(in);
-        if (!fr->demand && c->k == AV_OBJECT && c->obj->nn == NN_OPAQUE) {
-            if (c->obj->a == 1)
-                in->tr->no_grad = true;
-            if (c->obj->a == 2 && c->obj->b && !in->no_autocast) {
-                in->tr->autocast_on = true;
-                in->tr->autocast = (DType)c->obj->c;
-            }
-        }
-        return c;
-    }
-    case IR_WITH_EXIT: {
-        AVal *c = x->nargs ? eval(in, fr, x->args[0]) : av_unknown(in);
-        if (!fr->demand && c->k == AV_OBJECT && c->obj->nn == NN_OPAQUE) {
-            if (c->obj->a == 1)
-                in->tr->no_grad = false;
-            if (c->obj->a == 2)
-                in->tr->autocast_on = false;
-        }
-        return av_none(in);
-    }
+    case IR_CONST: return constant(in, x->node);
+    case IR_PARAM: return fr->demand ? param_from_call_site(in, fr, x) : av_unknown(in);
+    case IR_GLOBAL: return global(in, x);
+    case IR_UNDEF: return undefined(in, fr, x);
+    case IR_PHI: return phi(in, fr, x);
+    case IR_CALL: return call(in, fr, v);
+    case IR_ATTR: return attribute(in, fr, x);
+    case IR_SUBSCR: return subscript(in, eval(in, fr, x->args[0]), eval(in, fr, x->args[1]));
+    case IR_BINOP: return binop(in, fr, x);
+    case IR_UNARY: return unary(in, fr, x);
+    case IR_COMPARE: return compare(in, fr, v);
+    case IR_BOOLOP: return boolop(in, fr, v);
+    case IR_BUILD: return build(in, fr, v);
+    case IR_UNPACK: return unpack(in, eval(in, fr, x->args[0]), x->index);
+    case IR_ITER_NEXT: return iter_next(in, fr, v, x->args[0]);
+    case IR_FUNC: return definition(in, AV_FUNC, x->index);
+    case IR_CLASS: return definition(in, AV_CLASS, x->index);
+    case IR_STORE_ATTR: return store_attr(in, fr, x);
+    case IR_STORE_SUBSCR: return store_subscr(in, fr, x);
+    case IR_WITH_ENTER: return with_enter(in, fr, x);
+    case IR_WITH_EXIT: return with_exit(in, fr, x);
     case IR_RETURN:
         fr->ret = x->nargs ? eval(in, fr, x->args[0]) : av_none(in);
         return fr->ret;
-    default:
-        return av_unknown(in);
+    default: return av_unknown(in);
     }
 }
 

@@ -258,59 +258,74 @@ static AVal *new_tensor_value(Interp *in, DType dt, int nd, int64_t *dim, bool g
 
 /* ---- torch.* creation ------------------------------------------------------------------- */
 
+/* randint(high, size) / randint(low, high, size) */
+static int randint_shape(const Args *a, int64_t *dim)
+{
+    AVal *s = arg(a, 2, NULL) ? arg(a, 2, NULL) : arg(a, 1, NULL);
+    if (arg(a, -1, "size"))
+        s = arg(a, -1, "size");
+    Args one = {{s}, {NULL}, 1};
+    return s ? shape_args(&one, 0, dim) : -1;
+}
+
+/* arange(end) / arange(start, end[, step]); -1 when the bounds are unknown. */
+static int arange_shape(const Args *a, int64_t *dim)
+{
+    int64_t lo = 0, hi = 0, step = 1;
+    if (arg(a, 1, NULL)) {
+        int_arg(a, 0, NULL, &lo);
+        if (!int_arg(a, 1, NULL, &hi))
+            return -1;
+        int_arg(a, 2, NULL, &step);
+    } else if (!int_arg(a, 0, "end", &hi)) {
+        return -1;
+    }
+    dim[0] = step ? (hi - lo + step - 1) / step : 0;
+    return 1;
+}
+
+/* The shape (and, for integer makers, the dtype) a torch.* maker asks for;
+ * -1 when unknown. */
+static int creation_shape(const char *name, const Args *a, int64_t *dim, DType *dt)
+{
+    if (eq(name, "randint") || eq(name, "arange")) {
+        *dt = DT_I64;
+        return eq(name, "randint") ? randint_shape(a, dim) : arange_shape(a, dim);
+    }
+    if (eq(name, "tensor") || eq(name, "as_tensor")) {
+        AVal *d = arg(a, 0, NULL);
+        dim[0] = d && d->k == AV_SEQ ? d->n : 1;
+        return d && d->k != AV_SEQ ? 0 : 1;
+    }
+    if (eq(name, "full")) {
+        Args one = {{arg(a, 0, "size")}, {NULL}, 1};
+        return one.v[0] ? shape_args(&one, 0, dim) : -1;
+    }
+    /* zeros(2, 3), zeros((2, 3)), zeros(size=(2, 3)) */
+    Args one = {{arg(a, -1, "size")}, {NULL}, 1};
+    return one.v[0] ? shape_args(&one, 0, dim) : shape_args(a, 0, dim);
+}
+
+/* zeros_like(x) and friends: x's shape, dtype and device. */
+static AVal *creation_like(Interp *in, const char *name, Args *a)
+{
+    AVal *x = arg(a, 0, NULL);
+    if (!x || x->k != AV_TENSOR)
+        return av_unknown(in);
+    int64_t dim[TR_MAXDIM];
+    memcpy(dim, x->dim, sizeof dim);
+    DType dt = eq(name, "randint_like") ? DT_I64 : (DType)x->dtype;
+    dtype_of(arg(a, -1, "dtype"), &dt);
+    return new_tensor_value(in, dt, x->nd, dim, x->gpu);
+}
+
 static AVal *creation(Interp *in, const char *name, Args *a)
 {
+    if (strstr(name, "_like"))
+        return creation_like(in, name, a);
     int64_t dim[TR_MAXDIM];
-    int nd;
     DType dt = DT_F32;
-    if (eq(name, "randint")) {
-        /* randint(high, size) / randint(low, high, size) */
-        AVal *s = arg(a, 2, NULL) ? arg(a, 2, NULL) : arg(a, 1, NULL);
-        if (arg(a, -1, "size"))
-            s = arg(a, -1, "size");
-        Args one = {{s}, {NULL}, 1};
-        nd = s ? shape_args(&one, 0, dim) : -1;
-        dt = DT_I64;
-    } else if (eq(name, "arange")) {
-        int64_t lo = 0, hi = 0, step = 1;
-        if (arg(a, 1, NULL)) {
-            int_arg(a, 0, NULL, &lo);
-            if (!int_arg(a, 1, NULL, &hi))
-                return av_unknown(in);
-            int_arg(a, 2, NULL, &step);
-        } else if (!int_arg(a, 0, "end", &hi)) {
-            return av_unknown(in);
-        }
-        nd = 1;
-        dim[0] = step ? (hi - lo + step - 1) / step : 0;
-        dt = DT_I64;
-    } else if (eq(name, "tensor") || eq(name, "as_tensor")) {
-        AVal *d = arg(a, 0, NULL);
-        nd = 1;
-        dim[0] = d && d->k == AV_SEQ ? d->n : 1;
-        if (d && d->k != AV_SEQ)
-            nd = 0;
-    } else if (eq(name, "full")) {
-        Args one = {{arg(a, 0, "size")}, {NULL}, 1};
-        nd = one.v[0] ? shape_args(&one, 0, dim) : -1;
-    } else if (strstr(name, "_like")) {
-        AVal *x = arg(a, 0, NULL);
-        if (!x || x->k != AV_TENSOR)
-            return av_unknown(in);
-        nd = x->nd;
-        memcpy(dim, x->dim, sizeof dim);
-        dt = (DType)x->dtype;
-        if (eq(name, "randint_like"))
-            dt = DT_I64;
-        dtype_of(arg(a, -1, "dtype"), &dt);
-        return new_tensor_value(in, dt, nd, dim, x->gpu);
-    } else {
-        nd = shape_args(a, 0, dim);
-        if (arg(a, -1, "size")) {
-            Args one = {{arg(a, -1, "size")}, {NULL}, 1};
-            nd = shape_args(&one, 0, dim);
-        }
-    }
+    int nd = creation_shape(name, a, dim, &dt);
     if (nd < 0)
         return av_unknown(in);
     dtype_of(arg(a, -1, "dtype"), &dt);
@@ -361,111 +376,280 @@ static void tlayer_drop(Interp *in, Obj *o)
         tr_param_drop(in->tr, o->wall[i]);
 }
 
-static AVal *nn_module(Interp *in, const char *name, Args *a)
+static AVal *new_module(Interp *in, NnKind kind, Obj **o)
 {
-    AVal *m;
+    AVal *m = av_obj(in, kind);
+    *o = m->obj;
+    return m;
+}
+
+/* An int, or the first of a tuple (kernel_size=(3, 3), output_size=(1, 1)). */
+static int64_t first_int(const AVal *v, int64_t dflt)
+{
+    if (v && v->k == AV_SEQ && v->n)
+        av_int_of(v->items[0], &dflt);
+    else if (v)
+        av_int_of(v, &dflt);
+    return dflt;
+}
+
+static AVal *nn_linear(Interp *in, const char *name, Args *a)
+{
     Obj *o;
-#define NEW(kind) do { m = av_obj(in, kind); o = m->obj; } while (0)
-    if (eq(name, "Linear")) {
-        NEW(NN_LINEAR);
-        o->a = int_or(a, 0, "in_features", 0);
-        o->b = int_or(a, 1, "out_features", 0);
-        o->w = param(in, (uint64_t)(o->a * o->b));
-        o->bias = bool_or(a, 2, "bias", true) ? param(in, (uint64_t)o->b) : 0;
-        return m;
+    AVal *m = new_module(in, NN_LINEAR, &o);
+    (void)name;
+    o->a = int_or(a, 0, "in_features", 0);
+    o->b = int_or(a, 1, "out_features", 0);
+    o->w = param(in, (uint64_t)(o->a * o->b));
+    o->bias = bool_or(a, 2, "bias", true) ? param(in, (uint64_t)o->b) : 0;
+    return m;
+}
+
+static AVal *nn_embedding(Interp *in, const char *name, Args *a)
+{
+    Obj *o;
+    AVal *m = new_module(in, NN_EMBEDDING, &o);
+    (void)name;
+    o->a = int_or(a, 0, "num_embeddings", 0);
+    o->b = int_or(a, 1, "embedding_dim", 0);
+    o->w = param(in, (uint64_t)(o->a * o->b));
+    return m;
+}
+
+/* The elements one norm covers: the product of normalized_shape. */
+static int64_t norm_size(Args *a, int from)
+{
+    int64_t dim[TR_MAXDIM];
+    int nd = shape_args(a, from, dim);
+    if (arg(a, -1, "normalized_shape")) {
+        Args one = {{arg(a, -1, "normalized_shape")}, {NULL}, 1};
+        nd = shape_args(&one, 0, dim);
     }
-    if (eq(name, "Embedding")) {
-        NEW(NN_EMBEDDING);
-        o->a = int_or(a, 0, "num_embeddings", 0);
-        o->b = int_or(a, 1, "embedding_dim", 0);
-        o->w = param(in, (uint64_t)(o->a * o->b));
-        return m;
+    int64_t n = 1;
+    for (int i = 0; i < nd && i < 1; i++)
+        n = dim[i];
+    if (nd > 1)
+        for (int i = 1; i < nd; i++)
+            n *= dim[i];
+    return n;
+}
+
+/* LayerNorm, RMSNorm (no bias) and GroupNorm (its channels come second). */
+static AVal *nn_norm(Interp *in, const char *name, Args *a)
+{
+    Obj *o;
+    AVal *m = new_module(in, eq(name, "RMSNorm") ? NN_RMSNORM : NN_LAYERNORM, &o);
+    o->a = norm_size(a, eq(name, "GroupNorm") ? 1 : 0);
+    bool affine = bool_or(a, -1, "elementwise_affine", true) && bool_or(a, -1, "affine", true);
+    o->w = affine ? param(in, (uint64_t)o->a) : 0;
+    o->bias = affine && !eq(name, "RMSNorm") && bool_or(a, -1, "bias", true) ? param(in, (uint64_t)o->a) : 0;
+    return m;
+}
+
+static AVal *nn_conv_transpose(Interp *in, const char *name, Args *a)
+{
+    Obj *o;
+    AVal *m = new_module(in, NN_CONVT2D, &o);
+    (void)name;
+    o->a = int_or(a, 0, "in_channels", 0);
+    o->b = int_or(a, 1, "out_channels", 0);
+    int64_t kk = int_or(a, 2, "kernel_size", 1);
+    o->k = (int)kk;
+    o->stride = (int)int_or(a, 3, "stride", 1);
+    o->pad = (int)int_or(a, 4, "padding", 0);
+    o->c = int_or(a, 5, "output_padding", 0);
+    o->groups = (int)int_or(a, 6, "groups", 1);
+    uint64_t g = o->groups > 0 ? (uint64_t)o->groups : 1;
+    o->w = param(in, (uint64_t)(o->a * o->b) / g * (uint64_t)(kk * kk));
+    o->bias = bool_or(a, 7, "bias", true) ? param(in, (uint64_t)o->b) : 0;
+    return m;
+}
+
+/* Conv2d and Conv1d (whose kernel has one side). */
+static AVal *nn_conv(Interp *in, const char *name, Args *a)
+{
+    Obj *o;
+    AVal *m = new_module(in, NN_CONV2D, &o);
+    o->a = int_or(a, 0, "in_channels", 0);
+    o->b = int_or(a, 1, "out_channels", 0);
+    int64_t kk = first_int(arg(a, 2, "kernel_size"), 1);
+    o->k = (int)kk;
+    o->stride = (int)int_or(a, 3, "stride", 1);
+    AVal *p = arg(a, 4, "padding");
+    o->pad = p && p->k == AV_STR ? o->k / 2 : (int)int_or(a, 4, "padding", 0);
+    o->groups = (int)int_or(a, 6, "groups", 1);
+    uint64_t g = o->groups > 0 ? (uint64_t)o->groups : 1;
+    o->w = param(in, (uint64_t)(o->a * o->b) / g * (uint64_t)(kk * (eq(name, "Conv1d") ? 1 : kk)));
+    o->bias = bool_or(a, 7, "bias", true) ? param(in, (uint64_t)o->b) : 0;
+    return m;
+}
+
+/* The running mean and variance (fp32) and num_batches_tracked are buffers. */
+static AVal *nn_batch_norm(Interp *in, const char *name, Args *a)
+{
+    Obj *o;
+    AVal *m = new_module(in, NN_BATCHNORM, &o);
+    (void)name;
+    o->a = int_or(a, 0, "num_features", 0);
+    bool affine = bool_or(a, -1, "affine", true);
+    o->w = affine ? param(in, (uint64_t)o->a) : 0;
+    o->bias = affine ? param(in, (uint64_t)o->a) : 0;
+    tr_buffer(in->tr, (uint64_t)o->a * 4);
+    tr_buffer(in->tr, (uint64_t)o->a * 4);
+    tr_buffer(in->tr, 8);
+    return m;
+}
+
+/* LSTM and GRU: per layer, gates x hidden rows over (input + hidden) plus
+ * two bias vectors; kept in wall[]. */
+static AVal *nn_rnn(Interp *in, const char *name, Args *a)
+{
+    Obj *o;
+    AVal *m = new_module(in, NN_LSTM, &o);
+    o->a = int_or(a, 0, "input_size", 0);
+    o->b = int_or(a, 1, "hidden_size", 0);
+    o->c = int_or(a, 2, "num_layers", 1);
+    o->p = num_or(a, -1, "dropout", 0);
+    o->groups = bool_or(a, -1, "batch_first", false);
+    int gates = eq(name, "GRU") ? 3 : 4;
+    for (int64_t l = 0; l < o->c && l < 8; l++) {
+        int64_t inl = l ? o->b : o->a;
+        uint64_t n = (uint64_t)(gates * o->b) * (uint64_t)(inl + o->b) + (uint64_t)(2 * gates * o->b);
+        o->wall[l] = param(in, n);
     }
-    if (eq(name, "LayerNorm") || eq(name, "RMSNorm") || eq(name, "GroupNorm")) {
-        NEW(eq(name, "RMSNorm") ? NN_RMSNORM : NN_LAYERNORM);
-        int64_t dim[TR_MAXDIM];
-        int nd = shape_args(a, eq(name, "GroupNorm") ? 1 : 0, dim);
-        if (arg(a, -1, "normalized_shape")) {
-            Args one = {{arg(a, -1, "normalized_shape")}, {NULL}, 1};
-            nd = shape_args(&one, 0, dim);
-        }
-        o->a = 1;
-        for (int i = 0; i < nd && i < 1; i++)
-            o->a = dim[i];
-        if (nd > 1)
-            for (int i = 1; i < nd; i++)
-                o->a *= dim[i];
-        bool affine = bool_or(a, -1, "elementwise_affine", true) && bool_or(a, -1, "affine", true);
-        o->w = affine ? param(in, (uint64_t)o->a) : 0;
-        o->bias = affine && !eq(name, "RMSNorm") && bool_or(a, -1, "bias", true) ? param(in, (uint64_t)o->a) : 0;
-        return m;
+    return m;
+}
+
+static AVal *nn_dropout(Interp *in, const char *name, Args *a)
+{
+    Obj *o;
+    AVal *m = new_module(in, NN_DROPOUT, &o);
+    (void)name;
+    o->p = num_or(a, 0, "p", 0.5);
+    return m;
+}
+
+static AVal *nn_pool(Interp *in, const char *name, Args *a)
+{
+    Obj *o;
+    AVal *m = new_module(in, eq(name, "MaxPool2d") ? NN_MAXPOOL : NN_AVGPOOL, &o);
+    o->k = (int)int_or(a, 0, "kernel_size", 2);
+    o->stride = (int)int_or(a, 1, "stride", o->k);
+    o->pad = (int)int_or(a, 2, "padding", 0);
+    return m;
+}
+
+static AVal *nn_adaptive_pool(Interp *in, const char *name, Args *a)
+{
+    Obj *o;
+    AVal *m = new_module(in, NN_ADAPTIVEPOOL, &o);
+    (void)name;
+    o->a = first_int(arg(a, 0, "output_size"), 1);
+    return m;
+}
+
+/* Sequential(*modules) and ModuleList(modules) keep their modules in
+ * "__items__" (a Sequential of an OrderedDict keeps none). */
+static AVal *nn_container(Interp *in, const char *name, Args *a)
+{
+    Obj *o;
+    AVal *m = new_module(in, eq(name, "Sequential") ? NN_SEQUENTIAL : NN_MODULELIST, &o);
+    AVal *items;
+    if (eq(name, "ModuleList")) {
+        items = arg(a, 0, "modules");
+        items = items ? iter_items(in, items) : NULL;
+    } else {
+        items = av_seq(in, a->n);
+        for (uint32_t i = 0; i < a->n; i++)
+            items->items[i] = a->v[i];
+        if (a->n == 1 && a->v[0]->k == AV_DICT)
+            items = av_seq(in, 0);
     }
-    if (eq(name, "ConvTranspose2d")) {
-        NEW(NN_CONVT2D);
-        o->a = int_or(a, 0, "in_channels", 0);
-        o->b = int_or(a, 1, "out_channels", 0);
-        int64_t kk = int_or(a, 2, "kernel_size", 1);
-        o->k = (int)kk;
-        o->stride = (int)int_or(a, 3, "stride", 1);
-        o->pad = (int)int_or(a, 4, "padding", 0);
-        o->c = int_or(a, 5, "output_padding", 0);
-        o->groups = (int)int_or(a, 6, "groups", 1);
-        uint64_t g = o->groups > 0 ? (uint64_t)o->groups : 1;
-        o->w = param(in, (uint64_t)(o->a * o->b) / g * (uint64_t)(kk * kk));
-        o->bias = bool_or(a, 7, "bias", true) ? param(in, (uint64_t)o->b) : 0;
-        return m;
+    obj_set(in, o, "__items__", items ? items : av_seq(in, 0));
+    return m;
+}
+
+static AVal *nn_module_dict(Interp *in, const char *name, Args *a)
+{
+    Obj *o;
+    AVal *m = new_module(in, NN_MODULEDICT, &o);
+    (void)name;
+    AVal *d = arg(a, 0, "modules");
+    obj_set(in, o, "__dict__", d ? d : av_unknown(in));
+    return m;
+}
+
+static AVal *nn_mha(Interp *in, const char *name, Args *a)
+{
+    Obj *o;
+    AVal *m = new_module(in, NN_MHA, &o);
+    (void)name;
+    o->a = int_or(a, 0, "embed_dim", 0);
+    o->k = (int)int_or(a, 1, "num_heads", 1);
+    o->p = num_or(a, 2, "dropout", 0);
+    o->groups = bool_or(a, -1, "batch_first", false);
+    mha_params(in, o, bool_or(a, 3, "bias", true));
+    return m;
+}
+
+static AVal *nn_tlayer(Interp *in, const char *name, Args *a)
+{
+    Obj *o;
+    AVal *m = new_module(in, NN_TLAYER, &o);
+    (void)name;
+    AVal *act = arg(a, 4, "activation");
+    tlayer_init(in, o, int_or(a, 0, "d_model", 0), (int)int_or(a, 1, "nhead", 1),
+                int_or(a, 2, "dim_feedforward", 2048), num_or(a, 3, "dropout", 0.1),
+                act && ((act->k == AV_STR && strcmp(act->s, "gelu") == 0) ||
+                        (act->k == AV_QUAL && strstr(act->s, "gelu"))),
+                bool_or(a, -1, "batch_first", false), bool_or(a, -1, "norm_first", false));
+    return m;
+}
+
+static AVal *nn_tencoder(Interp *in, const char *name, Args *a)
+{
+    /* num_layers deep copies of the layer given (which itself is not part
+     * of the model): each copy has its own parameters */
+    Obj *o;
+    AVal *m = new_module(in, NN_SEQUENTIAL, &o);
+    (void)name;
+    AVal *layer = arg(a, 0, "encoder_layer");
+    int64_t n = int_or(a, 1, "num_layers", 1);
+    AVal *norm = arg(a, 2, "norm");
+    if (!layer || layer->k != AV_OBJECT || layer->obj->nn != NN_TLAYER || n < 1 || n > 4096)
+        return av_obj(in, NN_OPAQUE);
+    Obj *t = layer->obj;
+    tlayer_drop(in, t);
+    bool has_norm = norm && norm->k == AV_OBJECT;
+    AVal *items = av_seq(in, (uint32_t)n + has_norm);
+    for (int64_t i = 0; i < n; i++) {
+        AVal *c = av_obj(in, NN_TLAYER);
+        tlayer_init(in, c->obj, t->a, t->k, t->b, t->p, t->c, t->groups, t->stride);
+        items->items[i] = c;
     }
-    if (eq(name, "Conv2d") || eq(name, "Conv1d")) {
-        NEW(NN_CONV2D);
-        o->a = int_or(a, 0, "in_channels", 0);
-        o->b = int_or(a, 1, "out_channels", 0);
-        AVal *k = arg(a, 2, "kernel_size");
-        int64_t kk = 1;
-        if (k && k->k == AV_SEQ && k->n)
-            av_int_of(k->items[0], &kk);
-        else if (k)
-            av_int_of(k, &kk);
-        o->k = (int)kk;
-        o->stride = (int)int_or(a, 3, "stride", 1);
-        AVal *p = arg(a, 4, "padding");
-        o->pad = p && p->k == AV_STR ? o->k / 2 : (int)int_or(a, 4, "padding", 0);
-        o->groups = (int)int_or(a, 6, "groups", 1);
-        uint64_t g = o->groups > 0 ? (uint64_t)o->groups : 1;
-        o->w = param(in, (uint64_t)(o->a * o->b) / g * (uint64_t)(kk * (eq(name, "Conv1d") ? 1 : kk)));
-        o->bias = bool_or(a, 7, "bias", true) ? param(in, (uint64_t)o->b) : 0;
-        return m;
+    if (has_norm)
+        items->items[n] = norm;
+    obj_set(in, o, "__items__", items);
+    return m;
+}
+
+static AVal *nn_parameter(Interp *in, const char *name, Args *a)
+{
+    AVal *t = arg(a, 0, "data");
+    AVal *p = av_new(in, AV_PARAM);
+    (void)name;
+    p->param = t && t->k == AV_TENSOR ? param(in, numel_of(t)) : 0;
+    if (t && t->k == AV_TENSOR) {
+        p->nd = t->nd;
+        memcpy(p->dim, t->dim, sizeof p->dim);
     }
-    if (eq(name, "BatchNorm2d") || eq(name, "BatchNorm1d")) {
-        NEW(NN_BATCHNORM);
-        o->a = int_or(a, 0, "num_features", 0);
-        bool affine = bool_or(a, -1, "affine", true);
-        o->w = affine ? param(in, (uint64_t)o->a) : 0;
-        o->bias = affine ? param(in, (uint64_t)o->a) : 0;
-        tr_buffer(in->tr, (uint64_t)o->a * 4);
-        tr_buffer(in->tr, (uint64_t)o->a * 4);
-        tr_buffer(in->tr, 8);
-        return m;
-    }
-    if (eq(name, "LSTM") || eq(name, "GRU")) {
-        NEW(NN_LSTM);
-        o->a = int_or(a, 0, "input_size", 0);
-        o->b = int_or(a, 1, "hidden_size", 0);
-        o->c = int_or(a, 2, "num_layers", 1);
-        o->p = num_or(a, -1, "dropout", 0);
-        o->groups = bool_or(a, -1, "batch_first", false);
-        int gates = eq(name, "GRU") ? 3 : 4;
-        for (int64_t l = 0; l < o->c && l < 8; l++) {
-            int64_t inl = l ? o->b : o->a;
-            uint64_t n = (uint64_t)(gates * o->b) * (uint64_t)(inl + o->b) + (uint64_t)(2 * gates * o->b);
-            o->wall[l] = param(in, n);
-        }
-        return m;
-    }
-    if (eq(name, "Dropout") || eq(name, "Dropout2d") || eq(name, "Dropout1d")) {
-        NEW(NN_DROPOUT);
-        o->p = num_or(a, 0, "p", 0.5);
-        return m;
-    }
+    return p;
+}
+
+/* Modules without parameters: activations, losses, Flatten, Identity.
+ * LogSoftmax, Flatten's start_dim and inplace= ride in spare fields. */
+static AVal *nn_simple(Interp *in, const char *name, Args *a)
+{
     static const struct { const char *name; NnKind kind; } simple[] = {
         {"ReLU", NN_RELU}, {"GELU", NN_GELU}, {"SiLU", NN_SILU}, {"Tanh", NN_TANH},
         {"Sigmoid", NN_SIGMOID}, {"Softmax", NN_SOFTMAX}, {"LogSoftmax", NN_SOFTMAX},
@@ -478,105 +662,37 @@ static AVal *nn_module(Interp *in, const char *name, Args *a)
     };
     for (size_t i = 0; i < sizeof simple / sizeof simple[0]; i++)
         if (eq(name, simple[i].name)) {
-            NEW(simple[i].kind);
+            Obj *o;
+            AVal *m = new_module(in, simple[i].kind, &o);
             o->groups = eq(name, "LogSoftmax");
             o->k = (int)int_or(a, -1, "start_dim", 1);
             o->stride = bool_or(a, 0, "inplace", false);
             return m;
         }
-    if (eq(name, "MaxPool2d") || eq(name, "AvgPool2d")) {
-        NEW(eq(name, "MaxPool2d") ? NN_MAXPOOL : NN_AVGPOOL);
-        o->k = (int)int_or(a, 0, "kernel_size", 2);
-        o->stride = (int)int_or(a, 1, "stride", o->k);
-        o->pad = (int)int_or(a, 2, "padding", 0);
+    return NULL;
+}
+
+typedef AVal *NnCtor(Interp *in, const char *name, Args *a);
+
+static AVal *nn_module(Interp *in, const char *name, Args *a)
+{
+    static const struct { const char *name; NnCtor *ctor; } ctors[] = {
+        {"Linear", nn_linear}, {"Embedding", nn_embedding}, {"LayerNorm", nn_norm},
+        {"RMSNorm", nn_norm}, {"GroupNorm", nn_norm}, {"ConvTranspose2d", nn_conv_transpose},
+        {"Conv2d", nn_conv}, {"Conv1d", nn_conv}, {"BatchNorm2d", nn_batch_norm},
+        {"BatchNorm1d", nn_batch_norm}, {"LSTM", nn_rnn}, {"GRU", nn_rnn}, {"Dropout", nn_dropout},
+        {"Dropout2d", nn_dropout}, {"Dropout1d", nn_dropout}, {"MaxPool2d", nn_pool},
+        {"AvgPool2d", nn_pool}, {"AdaptiveAvgPool2d", nn_adaptive_pool}, {"Sequential", nn_container},
+        {"ModuleList", nn_container}, {"ModuleDict", nn_module_dict}, {"MultiheadAttention", nn_mha},
+        {"TransformerEncoderLayer", nn_tlayer}, {"TransformerEncoder", nn_tencoder},
+        {"Parameter", nn_parameter},
+    };
+    for (size_t i = 0; i < sizeof ctors / sizeof ctors[0]; i++)
+        if (eq(name, ctors[i].name))
+            return ctors[i].ctor(in, name, a);
+    AVal *m = nn_simple(in, name, a);
+    if (m)
         return m;
-    }
-    if (eq(name, "AdaptiveAvgPool2d")) {
-        NEW(NN_ADAPTIVEPOOL);
-        AVal *s = arg(a, 0, "output_size");
-        int64_t v = 1;
-        if (s && s->k == AV_SEQ && s->n)
-            av_int_of(s->items[0], &v);
-        else if (s)
-            av_int_of(s, &v);
-        o->a = v;
-        return m;
-    }
-    if (eq(name, "Sequential") || eq(name, "ModuleList")) {
-        NEW(eq(name, "Sequential") ? NN_SEQUENTIAL : NN_MODULELIST);
-        AVal *items;
-        if (eq(name, "ModuleList")) {
-            items = arg(a, 0, "modules");
-            items = items ? iter_items(in, items) : NULL;
-        } else {
-            items = av_seq(in, a->n);
-            for (uint32_t i = 0; i < a->n; i++)
-                items->items[i] = a->v[i];
-            if (a->n == 1 && a->v[0]->k == AV_DICT)
-                items = av_seq(in, 0);
-        }
-        obj_set(in, o, "__items__", items ? items : av_seq(in, 0));
-        return m;
-    }
-    if (eq(name, "ModuleDict")) {
-        NEW(NN_MODULEDICT);
-        AVal *d = arg(a, 0, "modules");
-        obj_set(in, o, "__dict__", d ? d : av_unknown(in));
-        return m;
-    }
-    if (eq(name, "MultiheadAttention")) {
-        NEW(NN_MHA);
-        o->a = int_or(a, 0, "embed_dim", 0);
-        o->k = (int)int_or(a, 1, "num_heads", 1);
-        o->p = num_or(a, 2, "dropout", 0);
-        o->groups = bool_or(a, -1, "batch_first", false);
-        mha_params(in, o, bool_or(a, 3, "bias", true));
-        return m;
-    }
-    if (eq(name, "TransformerEncoderLayer")) {
-        NEW(NN_TLAYER);
-        AVal *act = arg(a, 4, "activation");
-        tlayer_init(in, o, int_or(a, 0, "d_model", 0), (int)int_or(a, 1, "nhead", 1),
-                    int_or(a, 2, "dim_feedforward", 2048), num_or(a, 3, "dropout", 0.1),
-                    act && ((act->k == AV_STR && strcmp(act->s, "gelu") == 0) ||
-                            (act->k == AV_QUAL && strstr(act->s, "gelu"))),
-                    bool_or(a, -1, "batch_first", false), bool_or(a, -1, "norm_first", false));
-        return m;
-    }
-    if (eq(name, "TransformerEncoder")) {
-        /* num_layers deep copies of the layer given (which itself is not part
-         * of the model): each copy has its own parameters */
-        NEW(NN_SEQUENTIAL);
-        AVal *layer = arg(a, 0, "encoder_layer");
-        int64_t n = int_or(a, 1, "num_layers", 1);
-        AVal *norm = arg(a, 2, "norm");
-        if (!layer || layer->k != AV_OBJECT || layer->obj->nn != NN_TLAYER || n < 1 || n > 4096)
-            return av_obj(in, NN_OPAQUE);
-        Obj *t = layer->obj;
-        tlayer_drop(in, t);
-        bool has_norm = norm && norm->k == AV_OBJECT;
-        AVal *items = av_seq(in, (uint32_t)n + has_norm);
-        for (int64_t i = 0; i < n; i++) {
-            AVal *c = av_obj(in, NN_TLAYER);
-            tlayer_init(in, c->obj, t->a, t->k, t->b, t->p, t->c, t->groups, t->stride);
-            items->items[i] = c;
-        }
-        if (has_norm)
-            items->items[n] = norm;
-        obj_set(in, o, "__items__", items);
-        return m;
-    }
-    if (eq(name, "Parameter")) {
-        AVal *t = arg(a, 0, "data");
-        AVal *p = av_new(in, AV_PARAM);
-        p->param = t && t->k == AV_TENSOR ? param(in, numel_of(t)) : 0;
-        if (t && t->k == AV_TENSOR) {
-            p->nd = t->nd;
-            memcpy(p->dim, t->dim, sizeof p->dim);
-        }
-        return p;
-    }
-#undef NEW
     if (name[0] >= 'A' && name[0] <= 'Z')
         interp_note(in, 0, arena_printf(in->a, "torch.nn.%s is not modelled: its parameters and "
                                                "activations are missing", name));
@@ -631,64 +747,101 @@ static AVal *sdpa(Interp *in, Args *a)
     return out;
 }
 
-static AVal *functional(Interp *in, const char *name, Args *a)
+static AVal *nll_loss(Interp *in, AVal *logp, AVal *target)
 {
-    AVal *x = arg(a, 0, "input");
-    if (eq(name, "relu") || eq(name, "relu6") || eq(name, "leaky_relu"))
-        return act(in, x, ACT_RELU, bool_or(a, -1, "inplace", false));
-    if (eq(name, "gelu"))
-        return act(in, x, ACT_GELU, false);
-    if (eq(name, "silu"))
-        return act(in, x, ACT_SILU, false);
-    if (eq(name, "tanh"))
-        return act(in, x, ACT_TANH, false);
-    if (eq(name, "sigmoid"))
-        return act(in, x, ACT_SIGMOID, false);
-    if (eq(name, "softmax") || eq(name, "log_softmax")) {
-        TId t = av_gpu(in, x);
-        return t ? tensor_result(in, tr_softmax(in->tr, t, eq(name, "log_softmax"))) : av_unknown(in);
-    }
-    if (eq(name, "dropout")) {
-        TId t = av_gpu(in, x);
-        bool training = bool_or(a, 2, "training", true);
-        if (!t || !training)
-            return x ? x : av_unknown(in);
-        return tensor_result(in, tr_dropout(in->tr, t, num_or(a, 1, "p", 0.5)));
-    }
+    TId l = av_gpu(in, logp);
+    return l ? tensor_result(in, tr_nll_loss(in->tr, l, target && target->k == AV_TENSOR ? av_gpu(in, target) : 0))
+             : av_unknown(in);
+}
+
+/* F.relu and friends; the relu family alone honours inplace=. */
+static AVal *f_activation(Interp *in, const char *name, Args *a)
+{
+    static const struct { const char *name; Act kind; bool inplace; } acts[] = {
+        {"relu", ACT_RELU, true}, {"relu6", ACT_RELU, true}, {"leaky_relu", ACT_RELU, true},
+        {"gelu", ACT_GELU, false}, {"silu", ACT_SILU, false}, {"tanh", ACT_TANH, false},
+        {"sigmoid", ACT_SIGMOID, false},
+    };
+    for (size_t i = 0; i < sizeof acts / sizeof acts[0]; i++)
+        if (eq(name, acts[i].name))
+            return act(in, arg(a, 0, "input"), acts[i].kind,
+                       acts[i].inplace && bool_or(a, -1, "inplace", false));
+    return NULL;
+}
+
+/* F.dropout(training=False) is the identity. */
+static AVal *f_dropout(Interp *in, AVal *x, Args *a)
+{
+    TId t = av_gpu(in, x);
+    bool training = bool_or(a, 2, "training", true);
+    if (!t || !training)
+        return x ? x : av_unknown(in);
+    return tensor_result(in, tr_dropout(in->tr, t, num_or(a, 1, "p", 0.5)));
+}
+
+static AVal *f_pool(Interp *in, const char *name, AVal *x, Args *a)
+{
+    TId t = av_gpu(in, x);
+    int k = (int)int_or(a, 1, "kernel_size", 2);
+    int s = (int)int_or(a, 2, "stride", k);
+    int p = (int)int_or(a, 3, "padding", 0);
+    return t ? tensor_result(in, tr_pool2d(in->tr, t, k, s, p, eq(name, "max_pool2d"))) : av_unknown(in);
+}
+
+static AVal *f_adaptive_pool(Interp *in, AVal *x, Args *a)
+{
+    TId t = av_gpu(in, x);
+    int64_t o = int_or(a, 1, "output_size", 1);
+    return t ? tensor_result(in, tr_adaptive_pool(in->tr, t, o, o)) : av_unknown(in);
+}
+
+/* F.linear with an nn.Parameter weight (out_features x in_features). */
+static AVal *f_linear(Interp *in, AVal *x, Args *a)
+{
+    TId t = av_gpu(in, x);
+    AVal *w = arg(a, 1, "weight");
+    if (!t || !w || w->k != AV_PARAM)
+        return av_unknown(in);
+    int64_t out = w->nd ? w->dim[0] : 0;
+    return tensor_result(in, tr_linear(in->tr, t, out, w->param, 0));
+}
+
+/* The losses F.* and torch.nn share. */
+static AVal *f_loss(Interp *in, const char *name, AVal *x, Args *a)
+{
     if (eq(name, "cross_entropy"))
         return cross_entropy(in, x, arg(a, 1, "target"));
-    if (eq(name, "nll_loss")) {
-        TId l = av_gpu(in, x);
-        AVal *t = arg(a, 1, "target");
-        return l ? tensor_result(in, tr_nll_loss(in->tr, l, t && t->k == AV_TENSOR ? av_gpu(in, t) : 0))
-                 : av_unknown(in);
-    }
+    if (eq(name, "nll_loss"))
+        return nll_loss(in, x, arg(a, 1, "target"));
     if (eq(name, "mse_loss") || eq(name, "l1_loss") || eq(name, "smooth_l1_loss")) {
         TId t = av_gpu(in, x);
         return t ? tensor_result(in, tr_mse(in->tr, t)) : av_unknown(in);
     }
+    return NULL;
+}
+
+static AVal *functional(Interp *in, const char *name, Args *a)
+{
+    AVal *x = arg(a, 0, "input");
+    AVal *r = f_activation(in, name, a);
+    if (!r)
+        r = f_loss(in, name, x, a);
+    if (r)
+        return r;
+    if (eq(name, "softmax") || eq(name, "log_softmax")) {
+        TId t = av_gpu(in, x);
+        return t ? tensor_result(in, tr_softmax(in->tr, t, eq(name, "log_softmax"))) : av_unknown(in);
+    }
+    if (eq(name, "dropout"))
+        return f_dropout(in, x, a);
     if (eq(name, "scaled_dot_product_attention"))
         return sdpa(in, a);
-    if (eq(name, "max_pool2d") || eq(name, "avg_pool2d")) {
-        TId t = av_gpu(in, x);
-        int k = (int)int_or(a, 1, "kernel_size", 2);
-        int s = (int)int_or(a, 2, "stride", k);
-        int p = (int)int_or(a, 3, "padding", 0);
-        return t ? tensor_result(in, tr_pool2d(in->tr, t, k, s, p, eq(name, "max_pool2d"))) : av_unknown(in);
-    }
-    if (eq(name, "adaptive_avg_pool2d")) {
-        TId t = av_gpu(in, x);
-        int64_t o = int_or(a, 1, "output_size", 1);
-        return t ? tensor_result(in, tr_adaptive_pool(in->tr, t, o, o)) : av_unknown(in);
-    }
-    if (eq(name, "linear")) {
-        TId t = av_gpu(in, x);
-        AVal *w = arg(a, 1, "weight");
-        if (!t || !w || w->k != AV_PARAM)
-            return av_unknown(in);
-        int64_t out = w->nd ? w->dim[0] : 0;
-        return tensor_result(in, tr_linear(in->tr, t, out, w->param, 0));
-    }
+    if (eq(name, "max_pool2d") || eq(name, "avg_pool2d"))
+        return f_pool(in, name, x, a);
+    if (eq(name, "adaptive_avg_pool2d"))
+        return f_adaptive_pool(in, x, a);
+    if (eq(name, "linear"))
+        return f_linear(in, x, a);
     if (eq(name, "layer_norm")) {
         TId t = av_gpu(in, x);
         return t ? tensor_result(in, tr_layer_norm(in->tr, t, 0, 0)) : av_unknown(in);
@@ -700,38 +853,47 @@ static AVal *functional(Interp *in, const char *name, Args *a)
 
 /* ---- library calls ---------------------------------------------------------------------- */
 
-static AVal *builtin(Interp *in, const char *name, Args *a)
+/* range() up to 100000 items; a longer or unknown one is not unrolled. */
+static AVal *b_range(Interp *in, const char *name, Args *a)
 {
-    AVal *x = arg(a, 0, NULL);
-    if (eq(name, "range")) {
-        int64_t lo = 0, hi, step = 1;
-        if (arg(a, 1, NULL)) {
-            if (!int_arg(a, 0, NULL, &lo) || !int_arg(a, 1, NULL, &hi))
-                return av_unknown(in);
-            int_arg(a, 2, NULL, &step);
-        } else if (!int_arg(a, 0, NULL, &hi)) {
+    int64_t lo = 0, hi, step = 1;
+    (void)name;
+    if (arg(a, 1, NULL)) {
+        if (!int_arg(a, 0, NULL, &lo) || !int_arg(a, 1, NULL, &hi))
             return av_unknown(in);
-        }
-        if (step <= 0 || hi - lo > 100000)
-            return av_unknown(in);
-        AVal *s = av_seq(in, hi > lo ? (uint32_t)((hi - lo + step - 1) / step) : 0);
-        for (uint32_t i = 0; i < s->n; i++)
-            s->items[i] = av_int(in, lo + (int64_t)i * step);
-        return s;
-    }
-    if (eq(name, "len")) {
-        if (x && (x->k == AV_SEQ || x->k == AV_DICT))
-            return av_int(in, x->n);
-        if (x && x->k == AV_TENSOR && x->nd)
-            return av_int(in, x->dim[0]);
-        if (x && x->k == AV_OBJECT && x->obj->cls >= 0) {
-            Args none = {{0}, {0}, 0};
-            bool found;
-            AVal *r = run_method(in, x, "__len__", &none, &found);
-            return found ? r : av_unknown(in);
-        }
+        int_arg(a, 2, NULL, &step);
+    } else if (!int_arg(a, 0, NULL, &hi)) {
         return av_unknown(in);
     }
+    if (step <= 0 || hi - lo > 100000)
+        return av_unknown(in);
+    AVal *s = av_seq(in, hi > lo ? (uint32_t)((hi - lo + step - 1) / step) : 0);
+    for (uint32_t i = 0; i < s->n; i++)
+        s->items[i] = av_int(in, lo + (int64_t)i * step);
+    return s;
+}
+
+static AVal *b_len(Interp *in, const char *name, Args *a)
+{
+    AVal *x = arg(a, 0, NULL);
+    (void)name;
+    if (x && (x->k == AV_SEQ || x->k == AV_DICT))
+        return av_int(in, x->n);
+    if (x && x->k == AV_TENSOR && x->nd)
+        return av_int(in, x->dim[0]);
+    if (x && x->k == AV_OBJECT && x->obj->cls >= 0) {
+        Args none = {{0}, {0}, 0};
+        bool found;
+        AVal *r = run_method(in, x, "__len__", &none, &found);
+        return found ? r : av_unknown(in);
+    }
+    return av_unknown(in);
+}
+
+/* int(), float() (of a number or a numeric string), abs(), round(). */
+static AVal *b_number(Interp *in, const char *name, Args *a)
+{
+    AVal *x = arg(a, 0, NULL);
     if ((eq(name, "int") || eq(name, "float")) && x && x->k == AV_STR) {
         char *end;
         double v = strtod(x->s, &end);
@@ -739,86 +901,128 @@ static AVal *builtin(Interp *in, const char *name, Args *a)
             return av_unknown(in);
         return eq(name, "int") ? av_int(in, (int64_t)v) : av_float(in, v);
     }
-    if (eq(name, "int") || eq(name, "float") || eq(name, "abs") || eq(name, "round")) {
-        double v;
-        if (!x || !av_num(x, &v))
+    double v;
+    if (!x || !av_num(x, &v))
+        return av_unknown(in);
+    if (eq(name, "abs"))
+        v = fabs(v);
+    return eq(name, "float") ? av_float(in, v) : av_int(in, (int64_t)(eq(name, "round") ? llround(v) : v));
+}
+
+/* min() and max() of the arguments, or of the one iterable given. */
+static AVal *b_minmax(Interp *in, const char *name, Args *a)
+{
+    AVal *x = arg(a, 0, NULL);
+    AVal *items = a->n == 1 && x ? iter_items(in, x) : NULL;
+    double best = 0;
+    bool any = false, all_int = true;
+    for (uint32_t i = 0; i < (items ? items->n : a->n); i++) {
+        AVal *v = items ? items->items[i] : a->v[i];
+        double d;
+        if (!av_num(v, &d))
             return av_unknown(in);
-        if (eq(name, "abs"))
-            v = fabs(v);
-        return eq(name, "float") ? av_float(in, v) : av_int(in, (int64_t)(eq(name, "round") ? llround(v) : v));
+        all_int &= v->k == AV_INT;
+        if (!any || (eq(name, "min") ? d < best : d > best))
+            best = d;
+        any = true;
     }
-    if (eq(name, "min") || eq(name, "max")) {
-        AVal *items = a->n == 1 && x ? iter_items(in, x) : NULL;
-        double best = 0;
-        bool any = false, all_int = true;
-        for (uint32_t i = 0; i < (items ? items->n : a->n); i++) {
-            AVal *v = items ? items->items[i] : a->v[i];
-            double d;
-            if (!av_num(v, &d))
-                return av_unknown(in);
-            all_int &= v->k == AV_INT;
-            if (!any || (eq(name, "min") ? d < best : d > best))
-                best = d;
-            any = true;
+    return !any ? av_unknown(in) : all_int ? av_int(in, (int64_t)best) : av_float(in, best);
+}
+
+static AVal *b_list(Interp *in, const char *name, Args *a)
+{
+    AVal *x = arg(a, 0, NULL);
+    (void)name;
+    AVal *items = x ? iter_items(in, x) : av_seq(in, 0);
+    return items ? items : av_unknown(in);
+}
+
+/* dict(k=v, ...): the keyword arguments. */
+static AVal *b_dict(Interp *in, const char *name, Args *a)
+{
+    AVal *d = av_new(in, AV_DICT);
+    (void)name;
+    d->items = arena_zalloc(in->a, (a->n + 1) * sizeof *d->items);
+    d->keys = arena_zalloc(in->a, (a->n + 1) * sizeof *d->keys);
+    for (uint32_t i = 0; i < a->n; i++)
+        if (a->kw[i]) {
+            d->keys[d->n] = a->kw[i];
+            d->items[d->n++] = a->v[i];
         }
-        return !any ? av_unknown(in) : all_int ? av_int(in, (int64_t)best) : av_float(in, best);
+    return d;
+}
+
+/* enumerate(), iter(), zip(): a DataLoader iterates as its one batch. */
+static AVal *b_iterate(Interp *in, const char *name, Args *a)
+{
+    AVal *x = arg(a, 0, NULL);
+    if (x && x->k == AV_OBJECT && x->obj->nn == NN_LOADER && eq(name, "iter"))
+        return x;
+    AVal *items = x ? iter_items(in, x) : NULL;
+    if (!items && x && x->k == AV_OBJECT && x->obj->nn == NN_LOADER) {
+        items = av_seq(in, 1);
+        items->items[0] = loader_batch(in, x);
     }
-    if (eq(name, "list") || eq(name, "tuple")) {
-        AVal *items = x ? iter_items(in, x) : av_seq(in, 0);
-        return items ? items : av_unknown(in);
+    if (!items)
+        return av_unknown(in);
+    if (eq(name, "iter"))
+        return items;
+    AVal *s = av_seq(in, items->n);
+    AVal *other = eq(name, "zip") && arg(a, 1, NULL) ? iter_items(in, arg(a, 1, NULL)) : NULL;
+    for (uint32_t i = 0; i < items->n; i++) {
+        AVal *pair = av_seq(in, 2);
+        pair->items[0] = eq(name, "zip") ? items->items[i] : av_int(in, i);
+        pair->items[1] = eq(name, "zip") ? (other && i < other->n ? other->items[i] : av_unknown(in))
+                                         : items->items[i];
+        s->items[i] = pair;
     }
-    if (eq(name, "dict")) {
-        AVal *d = av_new(in, AV_DICT);
-        d->items = arena_zalloc(in->a, (a->n + 1) * sizeof *d->items);
-        d->keys = arena_zalloc(in->a, (a->n + 1) * sizeof *d->keys);
-        for (uint32_t i = 0; i < a->n; i++)
-            if (a->kw[i]) {
-                d->keys[d->n] = a->kw[i];
-                d->items[d->n++] = a->v[i];
-            }
-        return d;
+    return s;
+}
+
+static AVal *b_next(Interp *in, const char *name, Args *a)
+{
+    AVal *x = arg(a, 0, NULL);
+    (void)name;
+    if (x && x->k == AV_OBJECT && x->obj->nn == NN_LOADER)
+        return loader_batch(in, x);
+    AVal *items = x ? iter_items(in, x) : NULL;
+    return items && items->n ? items->items[0] : av_unknown(in);
+}
+
+static AVal *b_getattr(Interp *in, const char *name, Args *a)
+{
+    AVal *x = arg(a, 0, NULL), *n = arg(a, 1, NULL);
+    (void)name;
+    if (x && n && n->k == AV_STR) {
+        AVal *r = x->k == AV_OBJECT ? obj_get(x->obj, n->s) : NULL;
+        if (r)
+            return r;
     }
-    if (eq(name, "enumerate") || eq(name, "iter") || eq(name, "zip")) {
-        if (x && x->k == AV_OBJECT && x->obj->nn == NN_LOADER && eq(name, "iter"))
-            return x;
-        AVal *items = x ? iter_items(in, x) : NULL;
-        if (!items && x && x->k == AV_OBJECT && x->obj->nn == NN_LOADER) {
-            items = av_seq(in, 1);
-            items->items[0] = loader_batch(in, x);
-        }
-        if (!items)
-            return av_unknown(in);
-        if (eq(name, "iter"))
-            return items;
-        AVal *s = av_seq(in, items->n);
-        AVal *other = eq(name, "zip") && arg(a, 1, NULL) ? iter_items(in, arg(a, 1, NULL)) : NULL;
-        for (uint32_t i = 0; i < items->n; i++) {
-            AVal *pair = av_seq(in, 2);
-            pair->items[0] = eq(name, "zip") ? items->items[i] : av_int(in, i);
-            pair->items[1] = eq(name, "zip") ? (other && i < other->n ? other->items[i] : av_unknown(in))
-                                             : items->items[i];
-            s->items[i] = pair;
-        }
-        return s;
-    }
-    if (eq(name, "next")) {
-        if (x && x->k == AV_OBJECT && x->obj->nn == NN_LOADER)
-            return loader_batch(in, x);
-        AVal *items = x ? iter_items(in, x) : NULL;
-        return items && items->n ? items->items[0] : av_unknown(in);
-    }
-    if (eq(name, "getattr")) {
-        AVal *n = arg(a, 1, NULL);
-        if (x && n && n->k == AV_STR) {
-            AVal *r = x->k == AV_OBJECT ? obj_get(x->obj, n->s) : NULL;
-            if (r)
-                return r;
-        }
-        AVal *d = arg(a, 2, NULL);
-        return d ? d : av_unknown(in);
-    }
-    if (eq(name, "print") || eq(name, "setattr"))
-        return av_none(in);
+    AVal *d = arg(a, 2, NULL);
+    return d ? d : av_unknown(in);
+}
+
+static AVal *b_none(Interp *in, const char *name, Args *a)
+{
+    (void)name;
+    (void)a;
+    return av_none(in);
+}
+
+typedef AVal *Builtin(Interp *in, const char *name, Args *a);
+
+static AVal *builtin(Interp *in, const char *name, Args *a)
+{
+    static const struct { const char *name; Builtin *fn; } fns[] = {
+        {"range", b_range}, {"len", b_len}, {"int", b_number}, {"float", b_number},
+        {"abs", b_number}, {"round", b_number}, {"min", b_minmax}, {"max", b_minmax},
+        {"list", b_list}, {"tuple", b_list}, {"dict", b_dict}, {"enumerate", b_iterate},
+        {"iter", b_iterate}, {"zip", b_iterate}, {"next", b_next}, {"getattr", b_getattr},
+        {"print", b_none}, {"setattr", b_none},
+    };
+    for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
+        if (eq(name, fns[i].name))
+            return fns[i].fn(in, name, a);
     return av_unknown(in);
 }
 
@@ -839,7 +1043,7 @@ static AVal *autocast(Interp *in, Args *a)
         dtype_of(d, &dt);
     AVal *dev = arg(a, 0, "device_type");
     bool cuda = !dev || dev->k != AV_STR || strncmp(dev->s, "cuda", 4) == 0;
-    return context(in, 2, cuda && bool_or(a, -1, "enabled", true), dt);
+    return context(in, OPAQUE_AUTOCAST, cuda && bool_or(a, -1, "enabled", true), dt);
 }
 
 static AVal *checkpoint(Interp *in, Args *a)
@@ -872,37 +1076,37 @@ static AVal *data_loader(Interp *in, Args *a)
     return m;
 }
 
-AVal *lib_call(Interp *in, const char *q, Args *a)
+/* A model the host recognises by name (a Hugging Face or torchvision
+ * constructor), built from its configuration; NULL when none. */
+static AVal *library_model(Interp *in, const char *q, Args *a)
 {
-    if (in->hooks.library_model) {
-        Obj o;
-        memset(&o, 0, sizeof o);
-        o.cls = -1;
-        if (in->hooks.library_model(in->hooks.ctx, in, q, a->v, a->kw, a->n, &o)) {
-            AVal *m = av_obj(in, o.nn);
-            *m->obj = o;
-            m->obj->is_module = true;
-            return m;
-        }
-    }
-    if (strncmp(q, "builtins.", 9) == 0)
-        return builtin(in, q + 9, a);
-    if (in_ns(q, "math")) {
-        double v;
-        if (!arg(a, 0, NULL) || !av_num(arg(a, 0, NULL), &v))
-            return av_unknown(in);
-        const char *f = leaf(q);
-        return eq(f, "sqrt") ? av_float(in, sqrt(v)) : eq(f, "log") ? av_float(in, log(v))
-             : eq(f, "ceil") ? av_int(in, (int64_t)ceil(v)) : eq(f, "floor") ? av_int(in, (int64_t)floor(v))
-             : av_unknown(in);
-    }
-    if (ends(q, "dataclasses.dataclass") || ends(q, "dataclass"))
-        return arg(a, 0, NULL) ? arg(a, 0, NULL) : av_unknown(in);
-    if (eq(q, "argparse.ArgumentParser")) {
-        AVal *p = av_obj(in, NN_OPAQUE);
-        p->obj->a = OPAQUE_ARGPARSER;
-        return p;
-    }
+    if (!in->hooks.library_model)
+        return NULL;
+    Obj o;
+    memset(&o, 0, sizeof o);
+    o.cls = -1;
+    if (!in->hooks.library_model(in->hooks.ctx, in, q, a->v, a->kw, a->n, &o))
+        return NULL;
+    AVal *m = av_obj(in, o.nn);
+    *m->obj = o;
+    m->obj->is_module = true;
+    return m;
+}
+
+static AVal *math_call(Interp *in, const char *f, Args *a)
+{
+    double v;
+    if (!arg(a, 0, NULL) || !av_num(arg(a, 0, NULL), &v))
+        return av_unknown(in);
+    return eq(f, "sqrt") ? av_float(in, sqrt(v)) : eq(f, "log") ? av_float(in, log(v))
+         : eq(f, "ceil") ? av_int(in, (int64_t)ceil(v)) : eq(f, "floor") ? av_int(in, (int64_t)floor(v))
+         : av_unknown(in);
+}
+
+/* The environment the script runs in: os.environ, the device, grad mode,
+ * autocast, activation checkpointing. */
+static AVal *runtime_call(Interp *in, const char *q, Args *a)
+{
     if (eq(q, "os.environ.get") || eq(q, "os.getenv")) {
         AVal *name = arg(a, 0, "key");
         if (name && name->k == AV_STR)
@@ -911,8 +1115,7 @@ AVal *lib_call(Interp *in, const char *q, Args *a)
     }
     if (eq(q, "torch.device")) {
         AVal *d = av_new(in, AV_DEVICE);
-        AVal *s = arg(a, 0, "type");
-        d->i = device_is_gpu(s);
+        d->i = device_is_gpu(arg(a, 0, "type"));
         return d;
     }
     if (eq(q, "torch.cuda.is_available"))
@@ -920,24 +1123,34 @@ AVal *lib_call(Interp *in, const char *q, Args *a)
     if (eq(q, "torch.cuda.device_count"))
         return av_int(in, 1);
     if (eq(q, "torch.no_grad") || eq(q, "torch.inference_mode"))
-        return context(in, 1, true, DT_F32);
+        return context(in, OPAQUE_NO_GRAD, true, DT_F32);
     if (eq(q, "torch.enable_grad"))
-        return context(in, 3, true, DT_F32);
+        return context(in, OPAQUE_ENABLE_GRAD, true, DT_F32);
     if (eq(q, "torch.autocast") || eq(q, "torch.cuda.amp.autocast") || eq(q, "torch.amp.autocast") ||
         eq(q, "torch.cpu.amp.autocast"))
         return autocast(in, a);
     if (eq(q, "torch.utils.checkpoint.checkpoint"))
         return checkpoint(in, a);
+    return NULL;
+}
+
+static AVal *tensor_dataset(Interp *in, Args *a)
+{
+    AVal *d = av_obj(in, NN_OPAQUE);
+    AVal *s = av_seq(in, a->n);
+    for (uint32_t i = 0; i < a->n; i++)
+        s->items[i] = a->v[i];
+    obj_set(in, d->obj, "__tensors__", s);
+    return d;
+}
+
+/* Datasets, loaders, transforms and the optimizer. */
+static AVal *data_call(Interp *in, const char *q, Args *a)
+{
     if (eq(q, "torch.utils.data.DataLoader") || eq(q, "torch.utils.data.dataloader.DataLoader"))
         return data_loader(in, a);
-    if (eq(q, "torch.utils.data.TensorDataset")) {
-        AVal *d = av_obj(in, NN_OPAQUE);
-        AVal *s = av_seq(in, a->n);
-        for (uint32_t i = 0; i < a->n; i++)
-            s->items[i] = a->v[i];
-        obj_set(in, d->obj, "__tensors__", s);
-        return d;
-    }
+    if (eq(q, "torch.utils.data.TensorDataset"))
+        return tensor_dataset(in, a);
     if (strncmp(q, "torch.optim.", 12) == 0)
         return av_obj(in, NN_OPTIMIZER);
     if (strncmp(q, "torchvision.transforms.", 23) == 0)
@@ -955,89 +1168,152 @@ AVal *lib_call(Interp *in, const char *q, Args *a)
     }
     if (eq(q, "torch.utils.data.Subset"))
         return arg(a, 0, "dataset") ? arg(a, 0, "dataset") : av_unknown(in);
+    return NULL;
+}
+
+/* Wrappers that run the same module (or iterate the same loader): the
+ * result is their first argument. */
+static AVal *wrapper_call(Interp *in, const char *q, Args *a)
+{
     if (eq(q, "torch.compile"))
         interp_note(in, 0, "torch.compile: estimated as eager execution (compiled graphs often save less)");
     if (ends(q, "get_peft_model") || ends(q, "prepare_model_for_kbit_training") || eq(q, "torch.compile") ||
         strstr(q, "DistributedDataParallel") || strstr(q, "FullyShardedDataParallel") ||
         ends(q, "DataParallel") || ends(q, "fully_shard") || eq(q, "tqdm.tqdm") || eq(q, "tqdm.auto.tqdm") ||
         eq(q, "tqdm") || eq(q, "torch.jit.script"))
-        /* wrappers that run the same module (or iterate the same loader) */
         return arg(a, 0, NULL) ? arg(a, 0, NULL) : av_unknown(in);
-    if (eq(q, "deepspeed.initialize")) {
-        /* (engine, optimizer, loader, scheduler): the engine runs the model */
-        AVal *s = av_seq(in, 4);
-        AVal *model = arg(a, -1, "model");
-        s->items[0] = model ? model : av_unknown(in);
-        s->items[1] = arg(a, -1, "optimizer") ? arg(a, -1, "optimizer") : av_obj(in, NN_OPTIMIZER);
-        s->items[2] = arg(a, -1, "training_data") ? arg(a, -1, "training_data") : av_none(in);
-        s->items[3] = av_none(in);
-        return s;
+    return NULL;
+}
+
+static AVal *deepspeed_initialize(Interp *in, Args *a)
+{
+    /* (engine, optimizer, loader, scheduler): the engine runs the model */
+    AVal *s = av_seq(in, 4);
+    AVal *model = arg(a, -1, "model");
+    s->items[0] = model ? model : av_unknown(in);
+    s->items[1] = arg(a, -1, "optimizer") ? arg(a, -1, "optimizer") : av_obj(in, NN_OPTIMIZER);
+    s->items[2] = arg(a, -1, "training_data") ? arg(a, -1, "training_data") : av_none(in);
+    s->items[3] = av_none(in);
+    return s;
+}
+
+static AVal *accelerator(Interp *in, Args *a)
+{
+    AVal *o = av_obj(in, NN_OPAQUE);
+    o->obj->a = OPAQUE_ACCELERATOR;
+    AVal *mp = arg(a, -1, "mixed_precision");
+    if (mp && mp->k == AV_STR)
+        obj_set(in, o->obj, "mixed_precision", mp);
+    return o;
+}
+
+/* TrainingArguments, SFTConfig, Trainer, SFTTrainer: keyword arguments
+ * become attributes; the Trainer's train() runs a step. */
+static AVal *trainer_object(Interp *in, const char *q, Args *a)
+{
+    AVal *o = av_obj(in, NN_OPAQUE);
+    o->obj->a = strstr(q, "Trainer") ? OPAQUE_TRAINER : OPAQUE_ARGS;
+    for (uint32_t i = 0; i < a->n; i++)
+        if (a->kw[i])
+            obj_set(in, o->obj, a->kw[i], a->v[i]);
+    if (o->obj->a == OPAQUE_TRAINER && !obj_get(o->obj, "model") && arg(a, 0, NULL))
+        obj_set(in, o->obj, "model", arg(a, 0, NULL));
+    return o;
+}
+
+/* Objects that hold the run's configuration: argparse, deepspeed,
+ * Accelerate, the Hugging Face Trainer. */
+static AVal *config_call(Interp *in, const char *q, Args *a)
+{
+    if (eq(q, "argparse.ArgumentParser")) {
+        AVal *p = av_obj(in, NN_OPAQUE);
+        p->obj->a = OPAQUE_ARGPARSER;
+        return p;
     }
-    if (eq(q, "accelerate.Accelerator")) {
-        AVal *o = av_obj(in, NN_OPAQUE);
-        o->obj->a = OPAQUE_ACCELERATOR;
-        AVal *mp = arg(a, -1, "mixed_precision");
-        if (mp && mp->k == AV_STR)
-            obj_set(in, o->obj, "mixed_precision", mp);
-        return o;
-    }
+    if (eq(q, "deepspeed.initialize"))
+        return deepspeed_initialize(in, a);
+    if (eq(q, "accelerate.Accelerator"))
+        return accelerator(in, a);
     if (eq(q, "transformers.TrainingArguments") || eq(q, "trl.SFTConfig") ||
-        eq(q, "transformers.Trainer") || eq(q, "trl.SFTTrainer")) {
-        /* keyword arguments become attributes; the Trainer's train() runs a step */
-        AVal *o = av_obj(in, NN_OPAQUE);
-        o->obj->a = strstr(q, "Trainer") ? OPAQUE_TRAINER : OPAQUE_ARGS;
-        for (uint32_t i = 0; i < a->n; i++)
-            if (a->kw[i])
-                obj_set(in, o->obj, a->kw[i], a->v[i]);
-        if (o->obj->a == OPAQUE_TRAINER && !obj_get(o->obj, "model") && arg(a, 0, NULL))
-            obj_set(in, o->obj, "model", arg(a, 0, NULL));
-        return o;
+        eq(q, "transformers.Trainer") || eq(q, "trl.SFTTrainer"))
+        return trainer_object(in, q, a);
+    return NULL;
+}
+
+/* torch.cat / stack / concat of GPU tensors. */
+static AVal *torch_cat(Interp *in, const char *f, Args *a)
+{
+    AVal *xs = arg(a, 0, "tensors");
+    xs = xs ? iter_items(in, xs) : NULL;
+    if (!xs || !xs->n || xs->n > TR_MAXIN)
+        return av_unknown(in);
+    TId ts[TR_MAXIN];
+    for (uint32_t i = 0; i < xs->n; i++)
+        if (!(ts[i] = av_gpu(in, xs->items[i])))
+            return av_unknown(in);
+    int axis = (int)int_or(a, 1, "dim", 0);
+    if (eq(f, "stack")) {
+        AVal *first = insert_dim(in, xs->items[0], norm_dim(xs->items[0], axis) < 0 ? 0 : axis, 1);
+        (void)first;
     }
+    return tensor_result(in, tr_cat(in->tr, ts, (int)xs->n, axis));
+}
+
+/* torch.<f>: creation, and the ops that have a tensor or F.* form. */
+static AVal *torch_call(Interp *in, const char *f, Args *a)
+{
+    static const char *const makers[] = {"randn", "rand", "zeros", "ones", "empty", "randint",
+                                         "arange", "tensor", "as_tensor", "full", "zeros_like",
+                                         "ones_like", "randn_like", "empty_like", "rand_like",
+                                         "randint_like", "full_like", "tril", "triu"};
+    if (eq(f, "tril") || eq(f, "triu"))
+        return arg(a, 0, NULL) ? arg(a, 0, NULL) : av_unknown(in);
+    for (size_t i = 0; i < sizeof makers / sizeof makers[0]; i++)
+        if (eq(f, makers[i]))
+            return creation(in, f, a);
+    if (eq(f, "cat") || eq(f, "stack") || eq(f, "concat"))
+        return torch_cat(in, f, a);
+    if (eq(f, "flatten")) {
+        Args rest = *a;
+        return method_call(in, arg(a, 0, "input"), "flatten", &rest);
+    }
+    if (eq(f, "matmul") || eq(f, "bmm"))
+        return tensor_binop(in, T_AT, arg(a, 0, NULL), arg(a, 1, NULL));
+    if (eq(f, "relu") || eq(f, "tanh") || eq(f, "sigmoid") || eq(f, "softmax") ||
+        eq(f, "log_softmax") || eq(f, "dropout"))
+        return functional(in, f, a);
+    if (eq(f, "exp") || eq(f, "log") || eq(f, "sqrt") || eq(f, "abs")) {
+        AVal *x = arg(a, 0, NULL);
+        return x && x->k == AV_TENSOR ? act(in, x, ACT_TANH, false) : av_unknown(in);
+    }
+    return av_unknown(in);
+}
+
+typedef AVal *LibGroup(Interp *in, const char *q, Args *a);
+
+AVal *lib_call(Interp *in, const char *q, Args *a)
+{
+    /* the namespaces come last: they would also take wrappers
+     * (torch.nn.DataParallel, torch.compile) and contexts (torch.no_grad) */
+    static LibGroup *const groups[] = {runtime_call, data_call, wrapper_call, config_call};
+    AVal *r = library_model(in, q, a);
+    if (r)
+        return r;
+    if (strncmp(q, "builtins.", 9) == 0)
+        return builtin(in, q + 9, a);
+    if (in_ns(q, "math"))
+        return math_call(in, leaf(q), a);
+    if (ends(q, "dataclasses.dataclass") || ends(q, "dataclass"))
+        return arg(a, 0, NULL) ? arg(a, 0, NULL) : av_unknown(in);
+    for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++)
+        if ((r = groups[i](in, q, a)))
+            return r;
     if (in_ns(q, "torch.nn"))
         return nn_module(in, leaf(q), a);
     if (in_ns(q, "torch.nn.functional"))
         return functional(in, leaf(q), a);
-    if (in_ns(q, "torch")) {
-        const char *f = leaf(q);
-        static const char *const makers[] = {"randn", "rand", "zeros", "ones", "empty", "randint",
-                                             "arange", "tensor", "as_tensor", "full", "zeros_like",
-                                             "ones_like", "randn_like", "empty_like", "rand_like",
-                                             "randint_like", "full_like", "tril", "triu"};
-        if (eq(f, "tril") || eq(f, "triu"))
-            return arg(a, 0, NULL) ? arg(a, 0, NULL) : av_unknown(in);
-        for (size_t i = 0; i < sizeof makers / sizeof makers[0]; i++)
-            if (eq(f, makers[i]))
-                return creation(in, f, a);
-        if (eq(f, "cat") || eq(f, "stack") || eq(f, "concat")) {
-            AVal *xs = arg(a, 0, "tensors");
-            xs = xs ? iter_items(in, xs) : NULL;
-            if (!xs || !xs->n || xs->n > TR_MAXIN)
-                return av_unknown(in);
-            TId ts[TR_MAXIN];
-            for (uint32_t i = 0; i < xs->n; i++)
-                if (!(ts[i] = av_gpu(in, xs->items[i])))
-                    return av_unknown(in);
-            int axis = (int)int_or(a, 1, "dim", 0);
-            if (eq(f, "stack")) {
-                AVal *first = insert_dim(in, xs->items[0], norm_dim(xs->items[0], axis) < 0 ? 0 : axis, 1);
-                (void)first;
-            }
-            return tensor_result(in, tr_cat(in->tr, ts, (int)xs->n, axis));
-        }
-        if (eq(f, "flatten")) {
-            Args rest = *a;
-            return method_call(in, arg(a, 0, "input"), "flatten", &rest);
-        }
-        if (eq(f, "matmul") || eq(f, "bmm"))
-            return tensor_binop(in, T_AT, arg(a, 0, NULL), arg(a, 1, NULL));
-        if (eq(f, "relu") || eq(f, "tanh") || eq(f, "sigmoid") || eq(f, "softmax") ||
-            eq(f, "log_softmax") || eq(f, "dropout"))
-            return functional(in, f, a);
-        if (eq(f, "exp") || eq(f, "log") || eq(f, "sqrt") || eq(f, "abs")) {
-            AVal *x = arg(a, 0, NULL);
-            return x && x->k == AV_TENSOR ? act(in, x, ACT_TANH, false) : av_unknown(in);
-        }
-    }
+    if (in_ns(q, "torch"))
+        return torch_call(in, leaf(q), a);
     return av_unknown(in);
 }
 
@@ -1130,101 +1406,81 @@ static AVal *lstm_call(Interp *in, Obj *m, AVal *x)
     return out;
 }
 
+/* The layers that map one GPU tensor to one; 0 when the shape does not fit. */
+static TId layer_forward(Interp *in, Obj *m, TId t)
+{
+    Trace *tr = in->tr;
+    switch (m->nn) {
+    case NN_LINEAR: return tr_linear(tr, t, m->b, m->w, m->bias);
+    case NN_EMBEDDING: return tr_embedding(tr, t, m->b, m->w);
+    case NN_LAYERNORM: case NN_RMSNORM: return tr_layer_norm(tr, t, m->w, m->bias);
+    case NN_CONV2D: return tr_conv2d(tr, t, m->b, m->k, m->stride, m->pad, m->groups, m->w, m->bias);
+    case NN_CONVT2D:
+        return tr->t.v[t].nd == 4
+                   ? tr_conv_transpose2d(tr, t, m->b, m->k, m->stride, m->pad, (int)m->c, m->w, m->bias)
+                   : 0;
+    case NN_BATCHNORM: return tr_batch_norm(tr, t, m->w, m->bias);
+    case NN_DROPOUT: return tr_dropout(tr, t, m->p);
+    case NN_SOFTMAX: return tr_softmax(tr, t, m->groups);
+    case NN_MAXPOOL: case NN_AVGPOOL:
+        return tr_pool2d(tr, t, m->k, m->stride, m->pad, m->nn == NN_MAXPOOL);
+    case NN_ADAPTIVEPOOL: return tr_adaptive_pool(tr, t, m->a, m->a);
+    case NN_TLAYER: return tr->t.v[t].nd == 3 ? tlayer_forward(in, m, t) : 0;
+    case NN_MSE_LOSS: return tr_mse(tr, t);
+    default: return 0;
+    }
+}
+
+static AVal *sequential_call(Interp *in, Obj *m, AVal *x)
+{
+    AVal *items = obj_get(m, "__items__");
+    AVal *cur = x ? x : av_unknown(in);
+    for (uint32_t i = 0; items && i < items->n && !interp_error(in); i++) {
+        Args one = {{cur}, {NULL}, 1};
+        cur = call_value(in, items->items[i], &one);
+    }
+    return cur;
+}
+
+/* nn.MultiheadAttention returns (output, weights or None). */
+static AVal *mha_call(Interp *in, Obj *m, AVal *x, Args *a)
+{
+    TId t = av_gpu(in, x), weights;
+    if (!t || in->tr->t.v[t].nd != 3)
+        return av_unknown(in);
+    AVal *pair = av_seq(in, 2);
+    pair->items[0] = tensor_result(in, mha_forward(in, m, t, bool_or(a, -1, "need_weights", true), &weights));
+    pair->items[1] = weights ? tensor_result(in, weights) : av_none(in);
+    return pair;
+}
+
 AVal *module_call(Interp *in, Obj *m, Args *a)
 {
     AVal *x = arg(a, 0, NULL);
-    Trace *tr = in->tr;
     if (m->nn < NN_SEQUENTIAL && (!x || x->k != AV_TENSOR))
         interp_lost_here(in, "a layer's input is not a tensor pfc could follow");
     switch (m->nn) {
-    case NN_LINEAR: {
+    case NN_LINEAR: case NN_EMBEDDING: case NN_LAYERNORM: case NN_RMSNORM: case NN_CONV2D:
+    case NN_CONVT2D: case NN_BATCHNORM: case NN_DROPOUT: case NN_SOFTMAX: case NN_MAXPOOL:
+    case NN_AVGPOOL: case NN_ADAPTIVEPOOL: case NN_TLAYER: case NN_MSE_LOSS: {
         TId t = av_gpu(in, x);
-        return t ? tensor_result(in, tr_linear(tr, t, m->b, m->w, m->bias)) : av_unknown(in);
-    }
-    case NN_EMBEDDING: {
-        TId t = av_gpu(in, x);
-        return t ? tensor_result(in, tr_embedding(tr, t, m->b, m->w)) : av_unknown(in);
-    }
-    case NN_LAYERNORM: case NN_RMSNORM: {
-        TId t = av_gpu(in, x);
-        return t ? tensor_result(in, tr_layer_norm(tr, t, m->w, m->bias)) : av_unknown(in);
-    }
-    case NN_CONV2D: {
-        TId t = av_gpu(in, x);
-        return t ? tensor_result(in, tr_conv2d(tr, t, m->b, m->k, m->stride, m->pad, m->groups, m->w, m->bias))
-                 : av_unknown(in);
-    }
-    case NN_CONVT2D: {
-        TId t = av_gpu(in, x);
-        return t && tr->t.v[t].nd == 4
-                   ? tensor_result(in, tr_conv_transpose2d(tr, t, m->b, m->k, m->stride, m->pad, (int)m->c, m->w, m->bias))
-                   : av_unknown(in);
-    }
-    case NN_BATCHNORM: {
-        TId t = av_gpu(in, x);
-        return t ? tensor_result(in, tr_batch_norm(tr, t, m->w, m->bias)) : av_unknown(in);
+        return tensor_result(in, t ? layer_forward(in, m, t) : 0);
     }
     case NN_LSTM: return lstm_call(in, m, x);
-    case NN_DROPOUT: {
-        TId t = av_gpu(in, x);
-        return t ? tensor_result(in, tr_dropout(tr, t, m->p)) : av_unknown(in);
-    }
     case NN_RELU: return act(in, x, ACT_RELU, m->stride);
     case NN_GELU: return act(in, x, ACT_GELU, false);
     case NN_SILU: return act(in, x, ACT_SILU, false);
     case NN_TANH: return act(in, x, ACT_TANH, false);
     case NN_SIGMOID: return act(in, x, ACT_SIGMOID, false);
-    case NN_SOFTMAX: {
-        TId t = av_gpu(in, x);
-        return t ? tensor_result(in, tr_softmax(tr, t, m->groups)) : av_unknown(in);
-    }
     case NN_FLATTEN: {
         Args f = {{av_int(in, m->k)}, {NULL}, 1};
         return x ? method_call(in, x, "flatten", &f) : av_unknown(in);
     }
-    case NN_MAXPOOL: case NN_AVGPOOL: {
-        TId t = av_gpu(in, x);
-        return t ? tensor_result(in, tr_pool2d(tr, t, m->k, m->stride, m->pad, m->nn == NN_MAXPOOL))
-                 : av_unknown(in);
-    }
-    case NN_ADAPTIVEPOOL: {
-        TId t = av_gpu(in, x);
-        return t ? tensor_result(in, tr_adaptive_pool(tr, t, m->a, m->a)) : av_unknown(in);
-    }
-    case NN_SEQUENTIAL: {
-        AVal *items = obj_get(m, "__items__");
-        AVal *cur = x ? x : av_unknown(in);
-        for (uint32_t i = 0; items && i < items->n && !interp_error(in); i++) {
-            Args one = {{cur}, {NULL}, 1};
-            cur = call_value(in, items->items[i], &one);
-        }
-        return cur;
-    }
+    case NN_SEQUENTIAL: return sequential_call(in, m, x);
     case NN_IDENTITY: return x ? x : av_unknown(in);
-    case NN_MHA: {
-        TId t = av_gpu(in, x), weights;
-        if (!t || in->tr->t.v[t].nd != 3)
-            return av_unknown(in);
-        AVal *pair = av_seq(in, 2);
-        pair->items[0] = tensor_result(in, mha_forward(in, m, t, bool_or(a, -1, "need_weights", true), &weights));
-        pair->items[1] = weights ? tensor_result(in, weights) : av_none(in);
-        return pair;
-    }
-    case NN_TLAYER: {
-        TId t = av_gpu(in, x);
-        return t && in->tr->t.v[t].nd == 3 ? tensor_result(in, tlayer_forward(in, m, t)) : av_unknown(in);
-    }
+    case NN_MHA: return mha_call(in, m, x, a);
     case NN_CE_LOSS: return cross_entropy(in, x, arg(a, 1, "target"));
-    case NN_NLL_LOSS: {
-        TId l = av_gpu(in, x);
-        AVal *t = arg(a, 1, "target");
-        return l ? tensor_result(in, tr_nll_loss(tr, l, t && t->k == AV_TENSOR ? av_gpu(in, t) : 0))
-                 : av_unknown(in);
-    }
-    case NN_MSE_LOSS: {
-        TId t = av_gpu(in, x);
-        return t ? tensor_result(in, tr_mse(tr, t)) : av_unknown(in);
-    }
+    case NN_NLL_LOSS: return nll_loss(in, x, arg(a, 1, "target"));
     case NN_HF: case NN_VISION:
         return in->hooks.call_model ? in->hooks.call_model(in->hooks.ctx, in, m, a->v, a->kw, a->n)
                                     : av_unknown(in);
@@ -1474,19 +1730,10 @@ static AVal *trainer_step(Interp *in, Obj *trainer)
 
 /* ---- methods and attributes ------------------------------------------------------------- */
 
-static AVal *tensor_method(Interp *in, AVal *x, const char *name, Args *a)
+/* view / reshape / expand (-1 keeps a dimension) and their *_as forms. */
+static AVal *reshape_method(Interp *in, AVal *x, const char *name, Args *a)
 {
     int64_t dim[TR_MAXDIM];
-    if (eq(name, "view") || eq(name, "reshape") || eq(name, "expand")) {
-        int nd = shape_args(a, 0, dim);
-        if (nd < 0)
-            return av_unknown(in);
-        if (eq(name, "expand"))
-            for (int i = 0; i < nd; i++)
-                if (dim[i] == -1 && i < x->nd)
-                    dim[i] = x->dim[i];
-        return reshape(in, x, nd, dim, eq(name, "reshape"));
-    }
     if (eq(name, "view_as") || eq(name, "reshape_as") || eq(name, "expand_as")) {
         AVal *o = arg(a, 0, NULL);
         if (!o || o->k != AV_TENSOR)
@@ -1494,143 +1741,215 @@ static AVal *tensor_method(Interp *in, AVal *x, const char *name, Args *a)
         memcpy(dim, o->dim, sizeof dim);
         return reshape(in, x, o->nd, dim, true);
     }
+    int nd = shape_args(a, 0, dim);
+    if (nd < 0)
+        return av_unknown(in);
+    if (eq(name, "expand"))
+        for (int i = 0; i < nd; i++)
+            if (dim[i] == -1 && i < x->nd)
+                dim[i] = x->dim[i];
+    return reshape(in, x, nd, dim, eq(name, "reshape"));
+}
+
+static AVal *permute(Interp *in, AVal *x, Args *a)
+{
+    int64_t dim[TR_MAXDIM];
+    int nd = shape_args(a, 0, dim);
+    if (nd != x->nd)
+        return av_unknown(in);
+    int64_t out[TR_MAXDIM];
+    uint8_t p[TR_MAXDIM], q[TR_MAXDIM], where[TR_MAXDIM];
+    layout(x, p);
+    for (int i = 0; i < nd; i++) {
+        out[i] = x->dim[norm_dim(x, dim[i])];
+        where[norm_dim(x, dim[i]) & 7] = (uint8_t)i;   /* old logical dim -> new */
+    }
+    for (int i = 0; i < nd; i++)
+        q[i] = where[p[i] & 7];
+    AVal *r = x->gpu ? tensor_result(in, tr_view(in->tr, x->t, nd, out)) : av_tensor_new(in, (DType)x->dtype, nd, out, false);
+    set_layout(r, q, nd);
+    return r;
+}
+
+static AVal *size_method(Interp *in, AVal *x, Args *a)
+{
+    int64_t d;
+    if (int_arg(a, 0, "dim", &d)) {
+        int i = norm_dim(x, d);
+        return i >= 0 && i < x->nd ? av_int(in, x->dim[i]) : av_unknown(in);
+    }
+    return shape_value(in, x);
+}
+
+/* split(size) and chunk(n): up to 64 views along one dimension. */
+static AVal *split(Interp *in, AVal *x, const char *name, Args *a)
+{
+    int64_t dim[TR_MAXDIM];
+    int64_t size = int_or(a, 0, NULL, 1);
+    int d = norm_dim(x, int_or(a, 1, "dim", 0));
+    if (d < 0 || d >= x->nd || size <= 0)
+        return av_unknown(in);
+    int64_t n = eq(name, "chunk") ? size : (x->dim[d] + size - 1) / size;
+    int64_t part = eq(name, "chunk") ? (x->dim[d] + size - 1) / size : size;
+    if (n > 64)
+        return av_unknown(in);
+    AVal *s = av_seq(in, (uint32_t)n);
+    memcpy(dim, x->dim, sizeof dim);
+    dim[d] = part;
+    for (int64_t i = 0; i < n; i++) {
+        AVal *r = x->gpu ? tensor_result(in, tr_view(in->tr, x->t, x->nd, dim)) : av_tensor_new(in, (DType)x->dtype, x->nd, dim, false);
+        /* a slice: not dense, but its dimensions keep their order */
+        memcpy(r->perm, x->perm, sizeof r->perm);
+        r->transposed = true;
+        s->items[i] = r;
+    }
+    return s;
+}
+
+/* squeeze() drops the 1s; flatten(start_dim, end_dim) folds a range. */
+static AVal *squeeze(Interp *in, AVal *x, const char *name, Args *a)
+{
+    int64_t dim[TR_MAXDIM];
+    int nd = 0;
+    if (eq(name, "flatten")) {
+        int s = norm_dim(x, int_or(a, 0, "start_dim", 0)), e = norm_dim(x, int_or(a, 1, "end_dim", -1));
+        for (int i = 0; i < x->nd; i++) {
+            if (i > s && i <= e)
+                dim[nd - 1] *= x->dim[i];
+            else
+                dim[nd++] = x->dim[i];
+        }
+    } else {
+        for (int i = 0; i < x->nd; i++)
+            if (x->dim[i] != 1)
+                dim[nd++] = x->dim[i];
+    }
+    return reshape(in, x, nd, dim, true);
+}
+
+/* Methods that change or read the shape; NULL when name is not one. */
+static AVal *shape_method(Interp *in, AVal *x, const char *name, Args *a)
+{
+    if (eq(name, "view") || eq(name, "reshape") || eq(name, "expand") || eq(name, "view_as") ||
+        eq(name, "reshape_as") || eq(name, "expand_as"))
+        return reshape_method(in, x, name, a);
     if (eq(name, "transpose"))
         return transpose(in, x, int_or(a, 0, NULL, 0), int_or(a, 1, NULL, 1));
     if (eq(name, "t") && x->nd == 2)
         return transpose(in, x, 0, 1);
-    if (eq(name, "permute")) {
-        int nd = shape_args(a, 0, dim);
-        if (nd != x->nd)
-            return av_unknown(in);
-        int64_t out[TR_MAXDIM];
-        uint8_t p[TR_MAXDIM], q[TR_MAXDIM], where[TR_MAXDIM];
-        layout(x, p);
-        for (int i = 0; i < nd; i++) {
-            out[i] = x->dim[norm_dim(x, dim[i])];
-            where[norm_dim(x, dim[i]) & 7] = (uint8_t)i;   /* old logical dim -> new */
-        }
-        for (int i = 0; i < nd; i++)
-            q[i] = where[p[i] & 7];
-        AVal *r = x->gpu ? tensor_result(in, tr_view(in->tr, x->t, nd, out)) : av_tensor_new(in, (DType)x->dtype, nd, out, false);
-        set_layout(r, q, nd);
-        return r;
-    }
+    if (eq(name, "permute"))
+        return permute(in, x, a);
     if (eq(name, "contiguous"))
         return x->transposed && x->gpu ? tensor_result(in, tr_copy(in->tr, x->t, x->nd, x->dim)) : x;
-    if (eq(name, "size") || eq(name, "shape")) {
-        int64_t d;
-        if (int_arg(a, 0, "dim", &d)) {
-            int i = norm_dim(x, d);
-            return i >= 0 && i < x->nd ? av_int(in, x->dim[i]) : av_unknown(in);
-        }
-        return shape_value(in, x);
-    }
+    if (eq(name, "size") || eq(name, "shape"))
+        return size_method(in, x, a);
     if (eq(name, "dim") || eq(name, "ndimension"))
         return av_int(in, x->nd);
     if (eq(name, "numel"))
         return av_int(in, (int64_t)numel_of(x));
-    if (eq(name, "to") || eq(name, "cuda") || eq(name, "cpu") || eq(name, "float") || eq(name, "half") ||
-        eq(name, "bfloat16") || eq(name, "long") || eq(name, "int") || eq(name, "double") || eq(name, "type")) {
-        DType dt = (DType)x->dtype;
-        bool to_gpu = x->gpu || eq(name, "cuda");
-        for (uint32_t i = 0; i < a->n; i++) {
-            DType d;
-            if (dtype_of(a->v[i], &d))
-                dt = d;
-            else if (!a->kw[i] || eq(a->kw[i], "device"))
-                to_gpu |= device_is_gpu(a->v[i]) || (a->v[i]->k == AV_TENSOR && a->v[i]->gpu);
-        }
-        if (eq(name, "float")) dt = DT_F32;
-        if (eq(name, "half")) dt = DT_F16;
-        if (eq(name, "bfloat16")) dt = DT_BF16;
-        if (eq(name, "long") || eq(name, "int")) dt = DT_I64;
-        if (eq(name, "cpu"))
-            to_gpu = false;
-        AVal *r = x;
-        if (to_gpu && !x->gpu) {
-            r = av_tensor_new(in, dt, x->nd, x->dim, true);
-        } else if (x->gpu && dt != x->dtype) {
-            r = tensor_result(in, tr_cast(in->tr, x->t, dt));
-        } else if (!x->gpu && dt != x->dtype) {
-            r = av_tensor_new(in, dt, x->nd, x->dim, false);
-        }
-        return r;
-    }
-    if (eq(name, "split") || eq(name, "chunk")) {
-        int64_t size = int_or(a, 0, NULL, 1);
-        int d = norm_dim(x, int_or(a, 1, "dim", 0));
-        if (d < 0 || d >= x->nd || size <= 0)
-            return av_unknown(in);
-        int64_t n = eq(name, "chunk") ? size : (x->dim[d] + size - 1) / size;
-        int64_t part = eq(name, "chunk") ? (x->dim[d] + size - 1) / size : size;
-        if (n > 64)
-            return av_unknown(in);
-        AVal *s = av_seq(in, (uint32_t)n);
-        memcpy(dim, x->dim, sizeof dim);
-        dim[d] = part;
-        for (int64_t i = 0; i < n; i++) {
-            AVal *r = x->gpu ? tensor_result(in, tr_view(in->tr, x->t, x->nd, dim)) : av_tensor_new(in, (DType)x->dtype, x->nd, dim, false);
-            /* a slice: not dense, but its dimensions keep their order */
-            memcpy(r->perm, x->perm, sizeof r->perm);
-            r->transposed = true;
-            s->items[i] = r;
-        }
-        return s;
-    }
+    if (eq(name, "split") || eq(name, "chunk"))
+        return split(in, x, name, a);
     if (eq(name, "unsqueeze")) {
         int d = (int)int_or(a, 0, "dim", 0);
         return insert_dim(in, x, d < 0 ? d + x->nd + 1 : d, 1);
     }
-    if (eq(name, "squeeze") || eq(name, "flatten")) {
-        int nd = 0;
-        if (eq(name, "flatten")) {
-            int s = norm_dim(x, int_or(a, 0, "start_dim", 0)), e = norm_dim(x, int_or(a, 1, "end_dim", -1));
-            for (int i = 0; i < x->nd; i++) {
-                if (i > s && i <= e)
-                    dim[nd - 1] *= x->dim[i];
-                else
-                    dim[nd++] = x->dim[i];
-            }
-        } else {
-            for (int i = 0; i < x->nd; i++)
-                if (x->dim[i] != 1)
-                    dim[nd++] = x->dim[i];
-        }
-        return reshape(in, x, nd, dim, true);
+    if (eq(name, "squeeze") || eq(name, "flatten"))
+        return squeeze(in, x, name, a);
+    return NULL;
+}
+
+/* The dtype and device x.to(...), .cuda(), .float(), ... ask for. */
+static void conversion_target(const AVal *x, const char *name, Args *a, DType *dt, bool *to_gpu)
+{
+    *dt = (DType)x->dtype;
+    *to_gpu = x->gpu || eq(name, "cuda");
+    for (uint32_t i = 0; i < a->n; i++) {
+        DType d;
+        if (dtype_of(a->v[i], &d))
+            *dt = d;
+        else if (!a->kw[i] || eq(a->kw[i], "device"))
+            *to_gpu |= device_is_gpu(a->v[i]) || (a->v[i]->k == AV_TENSOR && a->v[i]->gpu);
     }
-    if (eq(name, "masked_fill") || eq(name, "masked_fill_"))
-        return x->gpu ? same_shape(in, x, tr_masked_fill(in->tr, x->t), x->transposed) : x;
-    if (eq(name, "softmax") || eq(name, "log_softmax")) {
-        return x->gpu ? tensor_result(in, tr_softmax(in->tr, x->t, eq(name, "log_softmax"))) : x;
+    if (eq(name, "float")) *dt = DT_F32;
+    if (eq(name, "half")) *dt = DT_F16;
+    if (eq(name, "bfloat16")) *dt = DT_BF16;
+    if (eq(name, "long") || eq(name, "int")) *dt = DT_I64;
+    if (eq(name, "cpu"))
+        *to_gpu = false;
+}
+
+static AVal *convert(Interp *in, AVal *x, const char *name, Args *a)
+{
+    DType dt;
+    bool to_gpu;
+    conversion_target(x, name, a, &dt, &to_gpu);
+    AVal *r = x;
+    if (to_gpu && !x->gpu) {
+        r = av_tensor_new(in, dt, x->nd, x->dim, true);
+    } else if (x->gpu && dt != x->dtype) {
+        r = tensor_result(in, tr_cast(in->tr, x->t, dt));
+    } else if (!x->gpu && dt != x->dtype) {
+        r = av_tensor_new(in, dt, x->nd, x->dim, false);
     }
-    if (eq(name, "relu") || eq(name, "relu_"))
-        return act(in, x, ACT_RELU, eq(name, "relu_"));
-    if (eq(name, "tanh") || eq(name, "exp") || eq(name, "log") || eq(name, "sqrt") || eq(name, "rsqrt"))
-        return act(in, x, ACT_TANH, false);
-    if (eq(name, "sigmoid"))
-        return act(in, x, ACT_SIGMOID, false);
-    if (eq(name, "sum") || eq(name, "mean") || eq(name, "max") || eq(name, "min") || eq(name, "norm")) {
-        if (!a->n && x->gpu)
-            return tensor_result(in, tr_reduce(in->tr, x->t));
-        if (x->gpu && x->nd) {
-            int d = norm_dim(x, int_or(a, 0, "dim", -1));
-            bool keep = bool_or(a, 1, "keepdim", false);
-            int nd = 0;
-            for (int i = 0; i < x->nd; i++)
-                if (i != d)
-                    dim[nd++] = x->dim[i];
-                else if (keep)
-                    dim[nd++] = 1;
-            return tensor_result(in, tr_new(in->tr, (DType)x->dtype, nd, dim));
-        }
-        return av_unknown(in);
-    }
+    return r;
+}
+
+/* Conversions and copies: to / cuda / float / ..., detach, clone,
+ * new_zeros; NULL when name is not one. */
+static AVal *conversion_method(Interp *in, AVal *x, const char *name, Args *a)
+{
+    if (eq(name, "to") || eq(name, "cuda") || eq(name, "cpu") || eq(name, "float") || eq(name, "half") ||
+        eq(name, "bfloat16") || eq(name, "long") || eq(name, "int") || eq(name, "double") || eq(name, "type"))
+        return convert(in, x, name, a);
     if (eq(name, "item") || eq(name, "tolist"))
         return av_unknown(in);
     if (eq(name, "detach") || eq(name, "data"))
         return x->gpu ? tensor_result(in, tr_detach(in->tr, x->t)) : x;
     if (eq(name, "clone"))
         return x->gpu ? tensor_result(in, tr_copy(in->tr, x->t, x->nd, x->dim)) : x;
+    if (eq(name, "new_zeros") || eq(name, "new_ones") || eq(name, "new_empty")) {
+        int64_t dim[TR_MAXDIM];
+        int nd = shape_args(a, 0, dim);
+        return nd < 0 ? av_unknown(in) : new_tensor_value(in, (DType)x->dtype, nd, dim, x->gpu);
+    }
+    return NULL;
+}
+
+/* sum / mean / max / min / norm: of everything, or along dim= (keepdim=). */
+static AVal *reduce(Interp *in, AVal *x, Args *a)
+{
+    if (!a->n && x->gpu)
+        return tensor_result(in, tr_reduce(in->tr, x->t));
+    if (x->gpu && x->nd) {
+        int64_t dim[TR_MAXDIM];
+        int d = norm_dim(x, int_or(a, 0, "dim", -1));
+        bool keep = bool_or(a, 1, "keepdim", false);
+        int nd = 0;
+        for (int i = 0; i < x->nd; i++)
+            if (i != d)
+                dim[nd++] = x->dim[i];
+            else if (keep)
+                dim[nd++] = 1;
+        return tensor_result(in, tr_new(in->tr, (DType)x->dtype, nd, dim));
+    }
+    return av_unknown(in);
+}
+
+/* Elementwise math, reductions, products; NULL when name is not one. */
+static AVal *math_method(Interp *in, AVal *x, const char *name, Args *a)
+{
+    if (eq(name, "masked_fill") || eq(name, "masked_fill_"))
+        return x->gpu ? same_shape(in, x, tr_masked_fill(in->tr, x->t), x->transposed) : x;
+    if (eq(name, "softmax") || eq(name, "log_softmax"))
+        return x->gpu ? tensor_result(in, tr_softmax(in->tr, x->t, eq(name, "log_softmax"))) : x;
+    if (eq(name, "relu") || eq(name, "relu_"))
+        return act(in, x, ACT_RELU, eq(name, "relu_"));
+    if (eq(name, "tanh") || eq(name, "exp") || eq(name, "log") || eq(name, "sqrt") || eq(name, "rsqrt"))
+        return act(in, x, ACT_TANH, false);
+    if (eq(name, "sigmoid"))
+        return act(in, x, ACT_SIGMOID, false);
+    if (eq(name, "sum") || eq(name, "mean") || eq(name, "max") || eq(name, "min") || eq(name, "norm"))
+        return reduce(in, x, a);
     if (eq(name, "backward") || eq(name, "zero_") || eq(name, "fill_") || eq(name, "retain_grad"))
         return av_none(in);
     if (eq(name, "argmax") || eq(name, "argmin"))
@@ -1640,11 +1959,51 @@ static AVal *tensor_method(Interp *in, AVal *x, const char *name, Args *a)
     if (eq(name, "mul") || eq(name, "add") || eq(name, "sub") || eq(name, "div"))
         return tensor_binop(in, eq(name, "mul") ? T_STAR : eq(name, "div") ? T_SLASH : T_PLUS, x,
                             arg(a, 0, NULL));
-    if (eq(name, "new_zeros") || eq(name, "new_ones") || eq(name, "new_empty")) {
-        int nd = shape_args(a, 0, dim);
-        return nd < 0 ? av_unknown(in) : new_tensor_value(in, (DType)x->dtype, nd, dim, x->gpu);
+    return NULL;
+}
+
+static AVal *tensor_method(Interp *in, AVal *x, const char *name, Args *a)
+{
+    AVal *r = shape_method(in, x, name, a);
+    if (!r)
+        r = conversion_method(in, x, name, a);
+    if (!r)
+        r = math_method(in, x, name, a);
+    return r ? r : av_unknown(in);
+}
+
+/* register_buffer(name, tensor): the tensor moves to the GPU with the
+ * module and is kept under name. */
+static void register_buffer(Interp *in, AVal *self, Args *a)
+{
+    AVal *n = arg(a, 0, "name"), *t = arg(a, 1, "tensor");
+    if (!n || n->k != AV_STR || !t)
+        return;
+    if (t->k == AV_TENSOR) {
+        tr_buffer(in->tr, numel_of(t) * dtype_size((DType)t->dtype));
+        AVal *g = av_new(in, AV_TENSOR);
+        *g = *t;
+        g->gpu = true;
+        int64_t dim[TR_MAXDIM];
+        memcpy(dim, t->dim, sizeof dim);
+        g->t = tr_new(in->tr, (DType)t->dtype, t->nd, dim);
+        /* a buffer is persistent: its bytes are counted with the weights */
+        in->tr->t.v[g->t].kept = false;
+        g->t = tr_detach(in->tr, g->t);
+        t = g;
     }
-    return av_unknown(in);
+    obj_set(in, self->obj, n->s, t);
+}
+
+/* ModuleList / Sequential .append(m): a new items list, one longer. */
+static void append_module(Interp *in, AVal *self, Args *a)
+{
+    AVal *items = obj_get(self->obj, "__items__");
+    AVal *s = av_seq(in, (items ? items->n : 0) + 1);
+    if (items)
+        memcpy(s->items, items->items, items->n * sizeof *s->items);
+    s->items[s->n - 1] = arg(a, 0, NULL) ? arg(a, 0, NULL) : av_unknown(in);
+    obj_set(in, self->obj, "__items__", s);
 }
 
 /* Methods every nn.Module has. */
@@ -1655,23 +2014,7 @@ static AVal *module_method(Interp *in, AVal *self, const char *name, Args *a)
         eq(name, "apply") || eq(name, "double"))
         return self;
     if (eq(name, "register_buffer")) {
-        AVal *n = arg(a, 0, "name"), *t = arg(a, 1, "tensor");
-        if (n && n->k == AV_STR && t) {
-            if (t->k == AV_TENSOR) {
-                tr_buffer(in->tr, numel_of(t) * dtype_size((DType)t->dtype));
-                AVal *g = av_new(in, AV_TENSOR);
-                *g = *t;
-                g->gpu = true;
-                int64_t dim[TR_MAXDIM];
-                memcpy(dim, t->dim, sizeof dim);
-                g->t = tr_new(in->tr, (DType)t->dtype, t->nd, dim);
-                /* a buffer is persistent: its bytes are counted with the weights */
-                in->tr->t.v[g->t].kept = false;
-                g->t = tr_detach(in->tr, g->t);
-                t = g;
-            }
-            obj_set(in, self->obj, n->s, t);
-        }
+        register_buffer(in, self, a);
         return av_none(in);
     }
     if (eq(name, "add_module") || eq(name, "register_module")) {
@@ -1683,13 +2026,103 @@ static AVal *module_method(Interp *in, AVal *self, const char *name, Args *a)
     if (eq(name, "forward") || eq(name, "__call__"))
         return call_value(in, self, a);
     if (eq(name, "append") && (self->obj->nn == NN_MODULELIST || self->obj->nn == NN_SEQUENTIAL)) {
-        AVal *items = obj_get(self->obj, "__items__");
-        AVal *s = av_seq(in, (items ? items->n : 0) + 1);
-        if (items)
-            memcpy(s->items, items->items, items->n * sizeof *s->items);
-        s->items[s->n - 1] = arg(a, 0, NULL) ? arg(a, 0, NULL) : av_unknown(in);
-        obj_set(in, self->obj, "__items__", s);
+        append_module(in, self, a);
         return av_none(in);
+    }
+    return av_unknown(in);
+}
+
+static AVal *accelerator_method(Interp *in, Obj *acc, const char *name, Args *a)
+{
+    if (eq(name, "prepare")) {
+        /* returns what it was given, wrapped: the same module, optimizer, loader */
+        if (a->n == 1)
+            return a->v[0];
+        AVal *s = av_seq(in, a->n);
+        for (uint32_t i = 0; i < a->n; i++)
+            s->items[i] = a->v[i];
+        return s;
+    }
+    if (eq(name, "autocast")) {
+        AVal *mp = obj_get(acc, "mixed_precision");
+        bool on = mp && mp->k == AV_STR && (strcmp(mp->s, "bf16") == 0 || strcmp(mp->s, "fp16") == 0);
+        return context(in, OPAQUE_AUTOCAST, on, on && strcmp(mp->s, "fp16") == 0 ? DT_F16 : DT_BF16);
+    }
+    if (eq(name, "unwrap_model") || eq(name, "prepare_model"))
+        return arg(a, 0, NULL) ? arg(a, 0, NULL) : av_unknown(in);
+    return av_none(in);
+}
+
+static AVal *argparse_method(Interp *in, Obj *parser, const char *name, Args *a)
+{
+    if (eq(name, "add_argument")) {
+        add_argument(in, parser, a);
+        return av_none(in);
+    }
+    if (eq(name, "parse_args"))
+        return parse_args(in, parser);
+    if (eq(name, "parse_known_args")) {
+        AVal *pair = av_seq(in, 2);
+        pair->items[0] = parse_args(in, parser);
+        pair->items[1] = av_seq(in, 0);
+        return pair;
+    }
+    return av_unknown(in);
+}
+
+static AVal *object_method(Interp *in, AVal *recv, const char *name, Args *a)
+{
+    Obj *o = recv->obj;
+    if (o->nn == NN_LOADER && eq(name, "__iter__"))
+        return recv;
+    if (o->nn == NN_OPAQUE && o->a == OPAQUE_TRAINER && eq(name, "train"))
+        return trainer_step(in, o);
+    if (o->nn == NN_OPAQUE && o->a == OPAQUE_ACCELERATOR)
+        return accelerator_method(in, o, name, a);
+    if (o->nn == NN_OPAQUE && o->a == OPAQUE_ARGPARSER)
+        return argparse_method(in, o, name, a);
+    if (o->nn == NN_OPAQUE && eq(name, "scale"))
+        return arg(a, 0, NULL) ? arg(a, 0, NULL) : av_unknown(in);
+    if (o->is_module || o->nn != NN_NONE)
+        return module_method(in, recv, name, a);
+    return av_unknown(in);
+}
+
+static AVal *seq_method(Interp *in, AVal *recv, const char *name, Args *a)
+{
+    if (eq(name, "append") && recv->n < 100000) {
+        AVal **items = arena_alloc(in->a, (recv->n + 1) * sizeof *items);
+        if (recv->n)
+            memcpy(items, recv->items, recv->n * sizeof *items);
+        items[recv->n++] = arg(a, 0, NULL) ? arg(a, 0, NULL) : av_unknown(in);
+        recv->items = items;
+        return av_none(in);
+    }
+    return av_unknown(in);
+}
+
+static AVal *dict_method(Interp *in, AVal *recv, const char *name, Args *a)
+{
+    if (eq(name, "get") || eq(name, "pop")) {
+        AVal *k = arg(a, 0, NULL);
+        for (uint32_t i = 0; k && k->k == AV_STR && i < recv->n; i++)
+            if (eq(recv->keys[i], k->s))
+                return recv->items[i];
+        return arg(a, 1, NULL) ? arg(a, 1, NULL) : av_none(in);
+    }
+    if (eq(name, "items") || eq(name, "values") || eq(name, "keys")) {
+        AVal *s = av_seq(in, recv->n);
+        for (uint32_t i = 0; i < recv->n; i++) {
+            if (eq(name, "items")) {
+                AVal *p = av_seq(in, 2);
+                p->items[0] = av_str(in, recv->keys[i]);
+                p->items[1] = recv->items[i];
+                s->items[i] = p;
+            } else {
+                s->items[i] = eq(name, "values") ? recv->items[i] : av_str(in, recv->keys[i]);
+            }
+        }
+        return s;
     }
     return av_unknown(in);
 }
@@ -1699,140 +2132,74 @@ AVal *method_call(Interp *in, AVal *recv, const char *name, Args *a)
     if (!recv)
         return av_unknown(in);
     switch (recv->k) {
-    case AV_TENSOR:
-        return tensor_method(in, recv, name, a);
-    case AV_OBJECT:
-        if (recv->obj->nn == NN_LOADER && (eq(name, "__iter__")))
-            return recv;
-        if (recv->obj->nn == NN_OPAQUE && recv->obj->a == OPAQUE_TRAINER && eq(name, "train"))
-            return trainer_step(in, recv->obj);
-        if (recv->obj->nn == NN_OPAQUE && recv->obj->a == OPAQUE_ACCELERATOR) {
-            if (eq(name, "prepare")) {
-                /* returns what it was given, wrapped: the same module, optimizer, loader */
-                if (a->n == 1)
-                    return a->v[0];
-                AVal *s = av_seq(in, a->n);
-                for (uint32_t i = 0; i < a->n; i++)
-                    s->items[i] = a->v[i];
-                return s;
-            }
-            if (eq(name, "autocast")) {
-                AVal *mp = obj_get(recv->obj, "mixed_precision");
-                bool on = mp && mp->k == AV_STR && (strcmp(mp->s, "bf16") == 0 || strcmp(mp->s, "fp16") == 0);
-                return context(in, OPAQUE_AUTOCAST, on, on && strcmp(mp->s, "fp16") == 0 ? DT_F16 : DT_BF16);
-            }
-            if (eq(name, "unwrap_model") || eq(name, "prepare_model"))
-                return arg(a, 0, NULL) ? arg(a, 0, NULL) : av_unknown(in);
-            return av_none(in);
-        }
-        if (recv->obj->nn == NN_OPAQUE && recv->obj->a == OPAQUE_ARGPARSER) {
-            if (eq(name, "add_argument")) {
-                add_argument(in, recv->obj, a);
-                return av_none(in);
-            }
-            if (eq(name, "parse_args"))
-                return parse_args(in, recv->obj);
-            if (eq(name, "parse_known_args")) {
-                AVal *pair = av_seq(in, 2);
-                pair->items[0] = parse_args(in, recv->obj);
-                pair->items[1] = av_seq(in, 0);
-                return pair;
-            }
-            return av_unknown(in);
-        }
-        if (recv->obj->nn == NN_OPAQUE && eq(name, "scale"))
-            return arg(a, 0, NULL) ? arg(a, 0, NULL) : av_unknown(in);
-        if (recv->obj->is_module || recv->obj->nn != NN_NONE)
-            return module_method(in, recv, name, a);
-        return av_unknown(in);
-    case AV_SEQ:
-        if (eq(name, "append") && recv->n < 100000) {
-            AVal **items = arena_alloc(in->a, (recv->n + 1) * sizeof *items);
-            if (recv->n)
-                memcpy(items, recv->items, recv->n * sizeof *items);
-            items[recv->n++] = arg(a, 0, NULL) ? arg(a, 0, NULL) : av_unknown(in);
-            recv->items = items;
-            return av_none(in);
-        }
-        return av_unknown(in);
-    case AV_DICT:
-        if (eq(name, "get") || eq(name, "pop")) {
-            AVal *k = arg(a, 0, NULL);
-            for (uint32_t i = 0; k && k->k == AV_STR && i < recv->n; i++)
-                if (eq(recv->keys[i], k->s))
-                    return recv->items[i];
-            return arg(a, 1, NULL) ? arg(a, 1, NULL) : av_none(in);
-        }
-        if (eq(name, "items") || eq(name, "values") || eq(name, "keys")) {
-            AVal *s = av_seq(in, recv->n);
-            for (uint32_t i = 0; i < recv->n; i++) {
-                if (eq(name, "items")) {
-                    AVal *p = av_seq(in, 2);
-                    p->items[0] = av_str(in, recv->keys[i]);
-                    p->items[1] = recv->items[i];
-                    s->items[i] = p;
-                } else {
-                    s->items[i] = eq(name, "values") ? recv->items[i] : av_str(in, recv->keys[i]);
-                }
-            }
-            return s;
-        }
-        return av_unknown(in);
-    default:
-        return av_unknown(in);
+    case AV_TENSOR: return tensor_method(in, recv, name, a);
+    case AV_OBJECT: return object_method(in, recv, name, a);
+    case AV_SEQ: return seq_method(in, recv, name, a);
+    case AV_DICT: return dict_method(in, recv, name, a);
+    default: return av_unknown(in);
     }
+}
+
+static AVal *tensor_attr(Interp *in, AVal *base, const char *name)
+{
+    if (eq(name, "shape"))
+        return shape_value(in, base);
+    if (eq(name, "dtype")) {
+        AVal *d = av_new(in, AV_DTYPE);
+        d->dtype = base->dtype;
+        return d;
+    }
+    if (eq(name, "device")) {
+        AVal *d = av_new(in, AV_DEVICE);
+        d->i = base->gpu;
+        return d;
+    }
+    if (eq(name, "T") && base->nd == 2)
+        return transpose(in, base, 0, 1);
+    if (eq(name, "ndim"))
+        return av_int(in, base->nd);
+    if (eq(name, "data"))
+        return base->gpu ? tensor_result(in, tr_detach(in->tr, base->t)) : base;
+    return av_bound(in, base, name);
+}
+
+/* An attribute of a library module: set ones first, then weight and bias
+ * (as out x in), ModuleDict entries, Linear's sizes. */
+static AVal *module_attr(Interp *in, AVal *base, const char *name)
+{
+    Obj *o = base->obj;
+    AVal *v = obj_get(o, name);
+    if (v)
+        return v;
+    if (eq(name, "weight") || eq(name, "bias")) {
+        AVal *p = av_new(in, AV_PARAM);
+        p->param = eq(name, "weight") ? o->w : o->bias;
+        p->nd = 2;
+        p->dim[0] = o->b;
+        p->dim[1] = o->a;
+        return p;
+    }
+    if (o->nn == NN_MODULEDICT) {
+        AVal *d = obj_get(o, "__dict__");
+        for (uint32_t i = 0; d && d->k == AV_DICT && i < d->n; i++)
+            if (eq(d->keys[i], name))
+                return d->items[i];
+    }
+    if (o->nn == NN_LINEAR && eq(name, "out_features"))
+        return av_int(in, o->b);
+    if (o->nn == NN_LINEAR && eq(name, "in_features"))
+        return av_int(in, o->a);
+    if (eq(name, "training"))
+        return av_bool(in, in->tr->training);
+    return av_bound(in, base, name);
 }
 
 AVal *attr_of_value(Interp *in, AVal *base, const char *name)
 {
-    if (base->k == AV_TENSOR) {
-        if (eq(name, "shape"))
-            return shape_value(in, base);
-        if (eq(name, "dtype")) {
-            AVal *d = av_new(in, AV_DTYPE);
-            d->dtype = base->dtype;
-            return d;
-        }
-        if (eq(name, "device")) {
-            AVal *d = av_new(in, AV_DEVICE);
-            d->i = base->gpu;
-            return d;
-        }
-        if (eq(name, "T") && base->nd == 2)
-            return transpose(in, base, 0, 1);
-        if (eq(name, "ndim"))
-            return av_int(in, base->nd);
-        if (eq(name, "data"))
-            return base->gpu ? tensor_result(in, tr_detach(in->tr, base->t)) : base;
-        return av_bound(in, base, name);
-    }
-    if (base->k == AV_OBJECT) {
-        Obj *o = base->obj;
-        AVal *v = obj_get(o, name);
-        if (v)
-            return v;
-        if (eq(name, "weight") || eq(name, "bias")) {
-            AVal *p = av_new(in, AV_PARAM);
-            p->param = eq(name, "weight") ? o->w : o->bias;
-            p->nd = 2;
-            p->dim[0] = o->b;
-            p->dim[1] = o->a;
-            return p;
-        }
-        if (o->nn == NN_MODULEDICT) {
-            AVal *d = obj_get(o, "__dict__");
-            for (uint32_t i = 0; d && d->k == AV_DICT && i < d->n; i++)
-                if (eq(d->keys[i], name))
-                    return d->items[i];
-        }
-        if (o->nn == NN_LINEAR && eq(name, "out_features"))
-            return av_int(in, o->b);
-        if (o->nn == NN_LINEAR && eq(name, "in_features"))
-            return av_int(in, o->a);
-        if (eq(name, "training"))
-            return av_bool(in, in->tr->training);
-        return av_bound(in, base, name);
-    }
+    if (base->k == AV_TENSOR)
+        return tensor_attr(in, base, name);
+    if (base->k == AV_OBJECT)
+        return module_attr(in, base, name);
     if (base->k == AV_SEQ || base->k == AV_DICT)
         return av_bound(in, base, name);
     return av_unknown(in);
@@ -1912,28 +2279,29 @@ static bool index_dim(const AVal *idx, int64_t size, int64_t *out, bool *drop)
     return false;
 }
 
+/* The indices of x[idx]: a tuple's items, or a copy of the one index. */
+static AVal **index_items(Interp *in, AVal *idx, uint32_t *n)
+{
+    if (idx->k == AV_SEQ) {
+        *n = idx->n;
+        return idx->items;
+    }
+    AVal **heap = arena_alloc(in->a, sizeof *heap);
+    heap[0] = arena_copy(in->a, idx, sizeof *idx);
+    *n = 1;
+    return heap;
+}
+
 AVal *tensor_subscript(Interp *in, AVal *x, AVal *idx)
 {
-    AVal one = {0};
-    AVal **items;
     uint32_t n;
-    if (idx->k == AV_SEQ) {
-        items = idx->items;
-        n = idx->n;
-    } else {
-        one = *idx;
-        AVal *p = &one;
-        items = &p;
-        n = 1;
-        AVal **heap = arena_alloc(in->a, sizeof *heap);
-        heap[0] = arena_copy(in->a, &one, sizeof one);
-        items = heap;
-    }
+    AVal **items = index_items(in, idx, &n);
     int64_t dim[TR_MAXDIM];
     int nd = 0, src = 0;
     for (uint32_t i = 0; i < n; i++) {
         AVal *it = items[i];
         if (it->k == AV_ELLIPSIS) {
+            /* ... stands for the dimensions the indices after it leave */
             int rest = 0;
             for (uint32_t k = i + 1; k < n; k++)
                 rest += items[k]->k != AV_NONE;
