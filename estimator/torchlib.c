@@ -511,11 +511,15 @@ static AVal *nn_rnn(Interp *in, const char *name, Args *a)
     o->c = int_or(a, 2, "num_layers", 1);
     o->p = num_or(a, -1, "dropout", 0);
     o->groups = bool_or(a, -1, "batch_first", false);
-    int gates = eq(name, "GRU") ? 3 : 4;
-    for (int64_t l = 0; l < o->c && l < 8; l++) {
-        int64_t inl = l ? o->b : o->a;
-        uint64_t n = (uint64_t)(gates * o->b) * (uint64_t)(inl + o->b) + (uint64_t)(2 * gates * o->b);
-        o->wall[l] = param(in, n);
+    o->k = eq(name, "GRU") ? 3 : 4;                          /* gates */
+    o->stride = bool_or(a, -1, "bidirectional", false) ? 2 : 1;   /* directions */
+    /* per layer and direction: W_ih (gates*h x in), W_hh (gates*h x h), two
+     * biases; a later layer's input is the previous output, h per direction;
+     * one parameter per layer holds both directions */
+    for (int64_t l = 0; l < o->c && l < 11; l++) {
+        int64_t inl = l ? o->b * o->stride : o->a;
+        uint64_t n = (uint64_t)(o->k * o->b) * (uint64_t)(inl + o->b) + (uint64_t)(2 * o->k * o->b);
+        o->wall[l] = param(in, n * (uint64_t)o->stride);
     }
     return m;
 }
@@ -1401,7 +1405,7 @@ static AVal *lstm_call(Interp *in, Obj *m, AVal *x)
         /* (seq, batch, in): the same bytes either way */
     }
     AVal *out = av_seq(in, 2);
-    out->items[0] = tensor_result(in, tr_lstm(in->tr, t, m->b, (int)m->c, m->p, m->wall));
+    out->items[0] = tensor_result(in, tr_lstm(in->tr, t, m->b, (int)m->c, m->k, m->stride, m->p, m->wall));
     out->items[1] = av_unknown(in);
     return out;
 }

@@ -690,22 +690,24 @@ TId tr_mse(Trace *tr, TId pred)
     return tr_reduce(tr, d);
 }
 
-TId tr_lstm(Trace *tr, TId x, int64_t hidden, int layers, double dropout, uint32_t *w)
+TId tr_lstm(Trace *tr, TId x, int64_t hidden, int layers, int gates, int directions, double dropout,
+            uint32_t *w)
 {
-    /* cuDNN's LSTM keeps, per layer and time step, the four gate activations
-     * and the cell state in its reserve space, plus each layer's output and
-     * (with dropout between layers) its mask. */
+    /* cuDNN keeps, per layer, direction and time step, the gate activations
+     * and the cell (LSTM) or candidate (GRU) state in its reserve space, plus
+     * each layer's output and (with dropout between layers) its mask. */
     x = autocast_in(tr, x);
-    TId y = like_last(tr, x, hidden, tr_dtype(tr, x), true);
+    int64_t dirs = directions > 1 ? 2 : 1;
+    TId y = like_last(tr, x, hidden * dirs, tr_dtype(tr, x), true);
     if (!tr->no_grad) {
         save(tr, x);
         save(tr, y);
-        int64_t gates = tr_dim(tr, x, 0) * tr_dim(tr, x, 1) * hidden;
-        int64_t n = gates * (5 * layers + (layers - 1));
+        int64_t step = tr_dim(tr, x, 0) * tr_dim(tr, x, 1) * hidden * dirs;
+        int64_t n = step * ((gates + 1) * layers + (layers - 1));
         TId reserve = new_tensor(tr, tr_dtype(tr, x), 1, &n, false);
         save(tr, reserve);
         if (dropout > 0 && tr->training && layers > 1) {
-            int64_t m = gates * (layers - 1);
+            int64_t m = step * (layers - 1);
             TId mask = new_tensor(tr, DT_U8, 1, &m, false);
             save(tr, mask);
         }

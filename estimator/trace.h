@@ -137,8 +137,10 @@ TId tr_cross_entropy(Trace *tr, TId logits, TId target);   /* log_softmax + nll 
 TId tr_nll_loss(Trace *tr, TId logp, TId target);          /* on log-probabilities */
 TId tr_mse(Trace *tr, TId pred);
 TId tr_reduce(Trace *tr, TId x);                             /* sum/mean to a scalar */
-/* cuDNN LSTM over (b, s, in): saves input, weights, output and its reserve space */
-TId tr_lstm(Trace *tr, TId x, int64_t hidden, int layers, double dropout, uint32_t *w);
+/* cuDNN LSTM (gates 4) or GRU (gates 3) over (b, s, in), one or two
+ * directions: saves input, weights, output and its reserve space */
+TId tr_lstm(Trace *tr, TId x, int64_t hidden, int layers, int gates, int directions, double dropout,
+            uint32_t *w);
 
 /* Gradient checkpointing: ops between begin and end save only the region's
  * input; their saved tensors come back during the backward (recomputation). */

@@ -829,3 +829,46 @@ check(g["error"] is None and g["batch"] == 4 and g["seq"] == 512 and g["training
       "with --seq 512: the Trainer's batch 4 x 512, a training step, and the assumption listed",
       f"batch {g.get('batch')}, seq {g.get('seq')}, error {g['error']!r}, assumptions {g['assumptions']}")
 PY
+
+echo "--- 18. recurrent layers: bidirectional LSTM and GRU parameters"
+# LSTM(1024, 1024, 4 layers, bidirectional): per layer and direction
+# 4h(in + h) + 8h, with in = 1024 for the first layer and 2h after:
+# 2 * (8,396,800 + 3 * 12,591,104) = 92,340,224; embedding 33278*1024 and the
+# decoder 2048 -> 33278 with bias: 194,603,518 in all. GRU(256, 512, 2): per
+# layer 3h(in + h) + 6h: 1,182,720 + 1,575,936 = 2,758,656.
+cat > rnn.py <<'PY'
+import torch
+import torch.nn as nn
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(33278, 1024)
+        self.rnn = nn.LSTM(1024, 1024, 4, batch_first=True, bidirectional=True)
+        self.out = nn.Linear(2048, 33278)
+    def forward(self, x):
+        h, _ = self.rnn(self.emb(x))
+        return self.out(h)
+model = M().cuda()
+opt = torch.optim.Adam(model.parameters())
+x = torch.randint(0, 33278, (8, 128), device="cuda")
+loss = nn.functional.cross_entropy(model(x).view(-1, 33278), x.view(-1))
+loss.backward()
+opt.step()
+PY
+cat > gru.py <<'PY'
+import torch
+import torch.nn as nn
+rnn = nn.GRU(256, 512, 2, batch_first=True).cuda()
+opt = torch.optim.SGD(rnn.parameters(), lr=0.1)
+out, _ = rnn(torch.randn(32, 100, 256, device="cuda"))
+out.sum().backward()
+opt.step()
+PY
+est rnn rnn.py
+est gru gru.py
+verdict rnn gru <<'PY'
+r, g = J
+check(r["params_total"] == 194603518, "bidirectional 4-layer LSTM LM: 194,603,518 parameters",
+      f"params {r['params_total']}")
+check(g["params_total"] == 2758656, "2-layer GRU: 2,758,656 parameters", f"params {g['params_total']}")
+PY
