@@ -146,15 +146,17 @@ static void count(Buf *b, uint64_t n)
         buf_printf(b, "%.3g M", (double)n / 1e6);
 }
 
-/* GiB, or MiB below one GiB (small scripts would read 0.00 GiB) */
+/* GiB, MiB below one GiB, KiB below one MiB (small scripts would read 0.00 GiB) */
 static const char *size(char *out, size_t n, uint64_t bytes)
 {
     if (!bytes)
         snprintf(out, n, "0");
     else if (bytes >= (1ull << 30))
         snprintf(out, n, "%.2f GiB", gib(bytes));
-    else
+    else if (bytes >= (1u << 20))
         snprintf(out, n, "%.1f MiB", (double)bytes / (double)(1u << 20));
+    else
+        snprintf(out, n, "%.1f KiB", (double)bytes / 1024.0);
     return out;
 }
 
