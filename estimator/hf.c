@@ -988,6 +988,25 @@ static TId qa_split(M *m, TId logits, TId *loss)
 
 /* ---- heads ------------------------------------------------------------------------------- */
 
+static TId lm_head(M *m, TId h);
+
+/* A fused linear cross-entropy (Liger's FusedLinearCrossEntropy): the head
+ * projection and the loss run chunk by chunk in the forward, each chunk's
+ * gradients computed there; only the hidden state, one chunk's logits and
+ * the gradient buffers (the hidden state's, the head weight's in fp32) live.
+ * Chunks have about b*s / ceil(V/d) rows. Returns the loss. */
+static TId fused_lm_loss(M *m, TId h)
+{
+    Trace *tr = m->tr;
+    int64_t rows = m->b * m->s, chunks = (m->V + m->d - 1) / m->d;
+    int64_t chunk = (rows + chunks - 1) / (chunks ? chunks : 1);
+    int64_t hd[2] = {chunk, m->d}, grad_h[3] = {m->b, m->s, m->d}, grad_w[2] = {m->V, m->d};
+    tr_hold(tr, tr_dtype(tr, h), 3, grad_h);
+    tr_hold(tr, DT_F32, 2, grad_w);
+    TId part = lm_head(m, tr_view(tr, h, 2, hd));
+    return tr_cross_entropy(tr, tr_cast(tr, part, DT_F32), fresh(tr, DT_I64, 1, &chunk));
+}
+
 static int64_t labels_of(const HfOptions *o) { return o->num_labels > 0 ? o->num_labels : 2; }
 
 /* The causal-LM projection of the decoders: tied to the word embedding or its
@@ -1033,6 +1052,10 @@ static TId decoder_head(M *m, TId ids, TId h, TId *loss)
     int64_t n = labels_of(o);
     switch (o->head) {
     case HF_HEAD_DEFAULT: case HF_HEAD_CAUSAL_LM: {
+        if (o->labels && o->fused_ce && m->a->family != FAM_GEMMA2) {
+            *loss = fused_lm_loss(m, h);
+            return 0;   /* no logits are returned */
+        }
         TId out = lm_head(m, h);
         if (m->a->family == FAM_GEMMA2)   /* final_logit_softcapping: / cap, tanh, * cap */
             out = tr_scale(tr, tr_act(tr, tr_scale(tr, out), ACT_TANH, false));
@@ -1347,7 +1370,7 @@ bool hf_build(Trace *tr, const Arch *a, const HfOptions *o, TId *logits, TId *lo
     else
         out = h ? decoder_head(&m, ids, h, loss) : 0;
     tr->frozen = frozen;
-    if (!out)
+    if (!out && !(o->fused_ce && *loss))   /* a fused loss returns no logits */
         return false;
     *logits = out;
     return !tr->overflow;

@@ -74,6 +74,8 @@ typedef struct HfOptions {
     uint32_t lora_r, lora_targets;   /* PEFT LoRA: base frozen, adapters fp32 trainable */
     double lora_dropout;
     HfHead head;             /* which transformers class (see above) */
+    bool fused_ce;           /* causal LM loss by a fused linear cross-entropy (Liger's):
+                                the full logits are never materialised */
     int64_t num_labels;      /* config.num_labels for the classification heads; 0: the
                                 config default (2) */
 } HfOptions;

@@ -201,6 +201,7 @@ static AVal *call_hf(LibraryCtx *lc, Interp *in, Obj *m, AVal **args, const char
                            : (LORA_Q | LORA_V);
     o.lora_dropout = cfg->lora_dropout;
     o.head = (HfHead)m->b;
+    o.fused_ce = cfg->chunked_ce;
     o.num_labels = m->c;
     TId logits = 0, loss = 0;
     if (!hf_build(tr, a, &o, &logits, &loss)) {

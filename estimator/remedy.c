@@ -10,7 +10,7 @@ bool remedy_fits(const Estimate *e, const Gpu *gpu) { return gpu && e->projected
  * change of the training recipe. Single changes are listed in this order
  * and the combination is built in it. */
 typedef enum Change {
-    CH_SDPA, CH_CHECKPOINT, CH_ADAM8BIT, CH_HALF_BATCH, CH_BF16, CH_LORA, CH_FSDP, CH_HALF_SEQ,
+    CH_SDPA, CH_CHECKPOINT, CH_ADAM8BIT, CH_FUSED_CE, CH_HALF_BATCH, CH_BF16, CH_LORA, CH_FSDP, CH_HALF_SEQ,
     CH__COUNT
 } Change;
 
@@ -18,6 +18,7 @@ static const char *const change_names[CH__COUNT] = {
     "SDPA attention (attn_implementation=\"sdpa\")",
     "gradient checkpointing (model.gradient_checkpointing_enable())",
     "8-bit AdamW (bitsandbytes.optim.AdamW8bit)",
+    "fused linear cross-entropy (liger-kernel: no full logits)",
     "halve the micro-batch, double gradient accumulation",
     "bf16 weights instead of fp32 + autocast",
     "LoRA r=16 on the attention projections (peft)",
@@ -47,6 +48,11 @@ static bool apply(const EstimateConfig *base, const Estimate *e, Change c, uint3
         if (base->weight_bytes == 2 || base->precision == 2)
             return false;
         out->precision = 2;
+        return true;
+    case CH_FUSED_CE:
+        if (base->chunked_ce || !e->hf || !e->training || !hf)
+            return false;
+        out->chunked_ce = true;
         return true;
     case CH_ADAM8BIT:
         if (base->optimizer != OPT_ADAM || !e->training)

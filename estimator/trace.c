@@ -31,6 +31,7 @@ void tr_init(Trace *tr, Arena *a)
 }
 
 static uint32_t record(Trace *tr, const char *name, const TId *in, int nin, TId out);
+static void save(Trace *tr, TId x);
 
 /* ---- tensors ------------------------------------------------------------------------- */
 
@@ -116,6 +117,14 @@ TId tr_new(Trace *tr, DType dt, int nd, const int64_t *dim)
 {
     TId x = new_tensor(tr, dt, nd, dim, false);
     record(tr, "new", NULL, 0, x);
+    return x;
+}
+
+TId tr_hold(Trace *tr, DType dt, int nd, const int64_t *dim)
+{
+    TId x = new_tensor(tr, dt, nd, dim, false);
+    save(tr, x);
+    record(tr, "hold", NULL, 0, x);
     return x;
 }
 

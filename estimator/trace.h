@@ -95,6 +95,9 @@ DType tr_dtype(const Trace *tr, TId x);
 void tr_keep(Trace *tr, TId x);                  /* the script holds it after the forward */
 TId tr_new(Trace *tr, DType dt, int nd, const int64_t *dim);   /* made on the GPU, no grad */
 TId tr_detach(Trace *tr, TId x);                 /* the same storage, out of the graph */
+/* A buffer an op fills in the forward and the backward reads (a fused
+ * kernel's precomputed gradients): saved until the backward. */
+TId tr_hold(Trace *tr, DType dt, int nd, const int64_t *dim);
 
 /* ---- parameters ---- */
 uint32_t tr_param(Trace *tr, uint64_t numel);              /* returns a param index + 1 */
