@@ -1934,7 +1934,7 @@ static AVal *reduce(Interp *in, AVal *x, Args *a)
                 dim[nd++] = x->dim[i];
             else if (keep)
                 dim[nd++] = 1;
-        return tensor_result(in, tr_new(in->tr, (DType)x->dtype, nd, dim));
+        return tensor_result(in, tr_reduce_to(in->tr, x->t, nd, dim));
     }
     return av_unknown(in);
 }

@@ -354,9 +354,11 @@ TId tr_conv2d(Trace *tr, TId x, int64_t cout, int k, int stride, int pad, int gr
     TId wc = weight_as_used(tr, w);
     weight_as_used(tr, b);
     const TTensor *t = T(tr, x);
+    /* (n, c, h, w) for Conv2d; (n, c, length) for Conv1d */
+    int nd = t->nd == 3 ? 3 : 4;
     int64_t dim[4] = {t->dim[0], cout, conv_out(t->dim[2], k, stride, pad),
-                      conv_out(t->dim[3], k, stride, pad)};
-    TId y = new_tensor(tr, tr_dtype(tr, x), 4, dim, out_grad(tr, x, 0, w, b));
+                      nd == 4 ? conv_out(t->dim[3], k, stride, pad) : 1};
+    TId y = new_tensor(tr, tr_dtype(tr, x), nd, dim, out_grad(tr, x, 0, w, b));
     if (needs_grad(tr, y)) {
         /* convolution_backward keeps input and weight whichever gradient it needs */
         save(tr, x);
@@ -671,6 +673,14 @@ TId tr_nll_loss(Trace *tr, TId logp, TId target)
     TId in[2] = {logp, target};
     record(tr, "nll_loss", in, 2, loss);
     return loss;
+}
+
+TId tr_reduce_to(Trace *tr, TId x, int nd, const int64_t *dim)
+{
+    /* sum and mean need only the input's shape in the backward */
+    TId y = new_tensor(tr, tr->autocast_on ? DT_F32 : tr_dtype(tr, x), nd, dim, needs_grad(tr, x));
+    record(tr, "reduce", &x, 1, y);
+    return y;
 }
 
 TId tr_cross_entropy(Trace *tr, TId logits, TId target)

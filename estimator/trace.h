@@ -140,6 +140,7 @@ TId tr_cross_entropy(Trace *tr, TId logits, TId target);   /* log_softmax + nll 
 TId tr_nll_loss(Trace *tr, TId logp, TId target);          /* on log-probabilities */
 TId tr_mse(Trace *tr, TId pred);
 TId tr_reduce(Trace *tr, TId x);                             /* sum/mean to a scalar */
+TId tr_reduce_to(Trace *tr, TId x, int nd, const int64_t *dim);   /* along some dimensions */
 /* cuDNN LSTM (gates 4) or GRU (gates 3) over (b, s, in), one or two
  * directions: saves input, weights, output and its reserve space */
 TId tr_lstm(Trace *tr, TId x, int64_t hidden, int layers, int gates, int directions, double dropout,

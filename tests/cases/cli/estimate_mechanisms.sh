@@ -872,3 +872,39 @@ check(r["params_total"] == 194603518, "bidirectional 4-layer LSTM LM: 194,603,51
       f"params {r['params_total']}")
 check(g["params_total"] == 2758656, "2-layer GRU: 2,758,656 parameters", f"params {g['params_total']}")
 PY
+
+echo "--- 19. Conv1d on (batch, channels, length), and a reduction along a dimension keeps the graph"
+# Conv1d(40, 128, 5) 25,728 + Conv1d(128, 128, 3) 49,280 + Linear(128, 10) 1,290 = 76,298
+cat > conv1d.py <<'PY'
+import torch
+import torch.nn as nn
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv1d(40, 128, 5, padding=2)
+        self.c2 = nn.Conv1d(128, 128, 3, stride=2, padding=1)
+        self.fc = nn.Linear(128, 10)
+    def forward(self, x):
+        h = torch.relu(self.c2(torch.relu(self.c1(x))))
+        return self.fc(h.mean(dim=2))
+m = M().cuda()
+opt = torch.optim.Adam(m.parameters())
+x = torch.randn(64, 40, 1000, device="cuda")
+y = torch.randint(0, 10, (64,), device="cuda")
+loss = nn.functional.cross_entropy(m(x), y)
+loss.backward()
+opt.step()
+PY
+est conv1d conv1d.py
+"$PFC" estimate --trace conv1d.py > conv1d.trace
+verdict conv1d <<'PY'
+j = J[0]
+trace = open("conv1d.trace").read().splitlines()
+convs = [l for l in trace if " conv2d " in l]
+reduce = [l for l in trace if " reduce " in l]
+check(j["params_total"] == 76298 and len(convs) == 2 and "[64,128,1000]" in convs[0] and "[64,128,500]" in convs[1],
+      "Conv1d: 76,298 parameters, outputs (64, 128, 1000) then (64, 128, 500)",
+      f"params {j['params_total']}, convs {convs}")
+check(len(reduce) == 1 and "nograd" not in reduce[0].split("from")[0],
+      "h.mean(dim=2) stays in the graph (the convolutions get gradients)", f"reduce {reduce}")
+PY
