@@ -1286,9 +1286,23 @@ static AVal *torch_call(Interp *in, const char *f, Args *a)
     if (eq(f, "relu") || eq(f, "tanh") || eq(f, "sigmoid") || eq(f, "softmax") ||
         eq(f, "log_softmax") || eq(f, "dropout"))
         return functional(in, f, a);
-    if (eq(f, "exp") || eq(f, "log") || eq(f, "sqrt") || eq(f, "abs")) {
+    if (eq(f, "exp") || eq(f, "log") || eq(f, "sqrt") || eq(f, "rsqrt")) {
         AVal *x = arg(a, 0, NULL);
         return x && x->k == AV_TENSOR ? act(in, x, ACT_TANH, false) : av_unknown(in);
+    }
+    if (eq(f, "abs") || eq(f, "clamp") || eq(f, "clip") || eq(f, "sin") || eq(f, "cos") || eq(f, "square")) {
+        AVal *x = arg(a, 0, NULL);
+        return x && x->k == AV_TENSOR ? act(in, x, ACT_GELU, false) : av_unknown(in);
+    }
+    if (eq(f, "pow")) {
+        AVal *x = arg(a, 0, NULL);
+        return x && x->k == AV_TENSOR ? tensor_binop(in, T_DOUBLESTAR, x, av_int(in, 2)) : av_unknown(in);
+    }
+    if (eq(f, "where")) {
+        /* where(cond, a, b): a tensor like the larger operand; the condition
+         * (bool) is what the backward keeps */
+        AVal *x = arg(a, 1, NULL), *y = arg(a, 2, NULL);
+        return x && y ? tensor_binop(in, T_PLUS, x, y) : av_unknown(in);
     }
     return av_unknown(in);
 }
@@ -1948,6 +1962,13 @@ static AVal *math_method(Interp *in, AVal *x, const char *name, Args *a)
         return x->gpu ? tensor_result(in, tr_softmax(in->tr, x->t, eq(name, "log_softmax"))) : x;
     if (eq(name, "relu") || eq(name, "relu_"))
         return act(in, x, ACT_RELU, eq(name, "relu_"));
+    /* pointwise ops whose backward needs their input */
+    if (eq(name, "abs") || eq(name, "neg") || eq(name, "clamp") || eq(name, "clip") || eq(name, "clamp_min") ||
+        eq(name, "sin") || eq(name, "cos") || eq(name, "erf") || eq(name, "square") || eq(name, "gelu") ||
+        eq(name, "silu"))
+        return act(in, x, eq(name, "silu") ? ACT_SILU : ACT_GELU, false);
+    if (eq(name, "pow"))
+        return tensor_binop(in, T_DOUBLESTAR, x, arg(a, 0, "exponent") ? arg(a, 0, "exponent") : av_int(in, 2));
     if (eq(name, "tanh") || eq(name, "exp") || eq(name, "log") || eq(name, "sqrt") || eq(name, "rsqrt"))
         return act(in, x, ACT_TANH, false);
     if (eq(name, "sigmoid"))
