@@ -817,7 +817,10 @@ static AVal *f_loss(Interp *in, const char *name, AVal *x, Args *a)
         return cross_entropy(in, x, arg(a, 1, "target"));
     if (eq(name, "nll_loss"))
         return nll_loss(in, x, arg(a, 1, "target"));
-    if (eq(name, "mse_loss") || eq(name, "l1_loss") || eq(name, "smooth_l1_loss")) {
+    /* elementwise losses: each keeps the difference (or its input) for the backward */
+    if (eq(name, "mse_loss") || eq(name, "l1_loss") || eq(name, "smooth_l1_loss") || eq(name, "huber_loss") ||
+        eq(name, "binary_cross_entropy") || eq(name, "binary_cross_entropy_with_logits") ||
+        eq(name, "kl_div") || eq(name, "cosine_embedding_loss")) {
         TId t = av_gpu(in, x);
         return t ? tensor_result(in, tr_mse(in->tr, t)) : av_unknown(in);
     }
