@@ -788,6 +788,19 @@ static TomlValue *parse_number(Parser *ps)
     return parse_decimal(ps, tok, body, e);
 }
 
+/* Past blanks, comments and newlines inside an array: 1 at its ']', 0 at
+ * anything else, -1 after an error (the array never closes). */
+static int array_closes(Parser *ps, const char *start)
+{
+    if (!skip_ws_comments_newlines(ps))
+        return -1;
+    if (ps->p == ps->end) {
+        fail_null(ps, start, "unterminated array");
+        return -1;
+    }
+    return *ps->p == ']';
+}
+
 static TomlValue *parse_array(Parser *ps, uint32_t depth)
 {
     const char *start = ps->p;
@@ -795,28 +808,22 @@ static TomlValue *parse_array(Parser *ps, uint32_t depth)
     if (!arr)
         return NULL;
     ps->p++;
-    for (;;) {
-        if (!skip_ws_comments_newlines(ps))
-            return NULL;
-        if (ps->p == ps->end)
-            return fail_null(ps, start, "unterminated array");
-        if (*ps->p == ']')
-            break;
+    /* a trailing comma is allowed: the loop then finds ']' */
+    int closes;
+    while ((closes = array_closes(ps, start)) == 0) {
         TomlValue *v = parse_value(ps, depth + 1);
         if (!v)
             return NULL;
         SMALL_PUSH(ps->arena, arr->u.arr, v);
-        if (!skip_ws_comments_newlines(ps))
-            return NULL;
-        if (ps->p == ps->end)
-            return fail_null(ps, start, "unterminated array");
-        if (*ps->p == ']')
+        if ((closes = array_closes(ps, start)) != 0)
             break;
         if (*ps->p != ',')
             return fail_null(ps, ps->p, "expected ',' or ']' in array");
-        ps->p++;    /* a trailing comma is allowed: the loop then finds ']' */
+        ps->p++;
     }
-    ps->p++;
+    if (closes < 0)
+        return NULL;
+    ps->p++;   /* the ']' */
     return arr;
 }
 

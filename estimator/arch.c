@@ -41,7 +41,7 @@ const Arch *arch_find(const char *name)
 const char *arch_family_name(ArchFamily f)
 {
     static const char *const names[] = {"gpt2", "gpt_neox", "opt",     "llama", "phi",
-                                        "bert", "t5",       "resnet",  "vit",   "mixtral",
+                                        "bert", "t5",       "mixtral",
                                         "gemma2", "phi3",   "falcon"};
     return names[f];
 }
@@ -169,53 +169,6 @@ static u64 t5(const Arch *a)
     return (u64)a->vocab * d + enc + dec;
 }
 
-static u64 conv(u64 in, u64 out, u64 k) { return in * out * k * k; }
-static u64 batch_norm(u64 c) { return 2 * c; }
-
-/* torchvision ResNet: basic blocks (18, 34) or bottlenecks (50, 101, 152) */
-static u64 resnet(const Arch *a)
-{
-    static const struct { uint32_t depth, blocks[4]; bool bottleneck; } cfg[] = {
-        {18, {2, 2, 2, 2}, false}, {34, {3, 4, 6, 3}, false}, {50, {3, 4, 6, 3}, true},
-        {101, {3, 4, 23, 3}, true}, {152, {3, 8, 36, 3}, true},
-    };
-    size_t k = 0;
-    while (k < sizeof cfg / sizeof cfg[0] && cfg[k].depth != a->layers)
-        k++;
-    if (k == sizeof cfg / sizeof cfg[0])
-        return 0;
-    u64 expansion = cfg[k].bottleneck ? 4 : 1;
-    u64 total = conv(3, 64, 7) + batch_norm(64), in = 64;
-    for (int stage = 0; stage < 4; stage++) {
-        u64 planes = 64u << stage;
-        for (uint32_t b = 0; b < cfg[k].blocks[stage]; b++) {
-            bool downsample = b == 0 && (stage > 0 || in != planes * expansion);
-            if (cfg[k].bottleneck)
-                total += conv(in, planes, 1) + batch_norm(planes) + conv(planes, planes, 3) +
-                         batch_norm(planes) + conv(planes, planes * 4, 1) + batch_norm(planes * 4);
-            else
-                total += conv(in, planes, 3) + batch_norm(planes) + conv(planes, planes, 3) +
-                         batch_norm(planes);
-            if (downsample)
-                total += conv(in, planes * expansion, 1) + batch_norm(planes * expansion);
-            in = planes * expansion;
-        }
-    }
-    return total + linear(in, a->vocab, true);
-}
-
-/* torchvision ViT: patch projection, class token, positions; pre-norm
- * encoder blocks; final LayerNorm; classification head */
-static u64 vit(const Arch *a)
-{
-    u64 d = a->hidden, ff = a->intermediate, patch = a->extra;
-    u64 tokens = ((u64)a->positions / patch) * ((u64)a->positions / patch) + 1;
-    u64 block = layer_norm(d) + linear(d, 3 * d, true) + linear(d, d, true) + layer_norm(d) +
-                linear(d, ff, true) + linear(ff, d, true);
-    return conv(3, d, patch) + d + d + tokens * d + a->layers * block + layer_norm(d) +
-           linear(d, a->vocab, true);
-}
-
 uint64_t arch_params(const Arch *a)
 {
     switch (a->family) {
@@ -226,8 +179,6 @@ uint64_t arch_params(const Arch *a)
     case FAM_PHI: return phi(a);
     case FAM_BERT: return bert(a);
     case FAM_T5: return t5(a);
-    case FAM_RESNET: return resnet(a);
-    case FAM_VIT: return vit(a);
     case FAM_MIXTRAL: return mixtral(a);
     case FAM_GEMMA2: return gemma2(a);
     /* Phi-3: fused qkv_proj (d -> (heads + 2 kv_heads) * head_dim) and

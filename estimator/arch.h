@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 typedef enum ArchFamily { FAM_GPT2, FAM_NEOX, FAM_OPT, FAM_LLAMA, FAM_PHI, FAM_BERT, FAM_T5,
-                          FAM_RESNET, FAM_VIT, FAM_MIXTRAL, FAM_GEMMA2, FAM_PHI3,
+                          FAM_MIXTRAL, FAM_GEMMA2, FAM_PHI3,
                           FAM_FALCON } ArchFamily;
 
 /* MIXTRAL's `extra`: the number of experts and how many each token is routed

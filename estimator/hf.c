@@ -417,6 +417,13 @@ static TId position_ids(M *m, int64_t rows)
 /* ---- families: each records its base model (*Model) and returns the last
  * hidden state; m->emb is the word embedding a tied head reuses ---------------- */
 
+/* The word embedding every decoder starts with; a tied head reuses it. */
+static TId embed_tokens(M *m, TId ids)
+{
+    m->emb = param(m, m->V * m->d);
+    return tr_embedding(m->tr, ids, m->d, m->emb);
+}
+
 /* GPT2Model: wte + wpe, dropout; blocks ln_1, c_attn (fused qkv, split into
  * views), attention (attn_pdrop inside), c_proj, resid dropout, ln_2, c_fc,
  * gelu_new (Python tanh formula), c_proj, dropout; ln_f. (GPT2LMHeadModel's
@@ -455,8 +462,7 @@ static TId neox(M *m, TId ids)
 {
     Trace *tr = m->tr;
     int64_t d = m->d, h = m->h, hd = m->hd, rot = hd / 4;
-    uint32_t emb = param(m, m->V * d);
-    TId x = tr_embedding(tr, ids, d, emb);
+    TId x = embed_tokens(m, ids);
     rotary_tables(m, rot);
     eager_mask(m);
     for (uint32_t l = 0; l < m->a->layers; l++) {
@@ -472,7 +478,6 @@ static TId neox(M *m, TId ids)
         x = tr_add(tr, tr_add(tr, f, o), x);
         layer_end(m, x);
     }
-    m->emb = emb;
     return layer_norm(m, x);
 }
 
@@ -485,8 +490,9 @@ static TId opt(M *m, TId ids)
     Trace *tr = m->tr;
     int64_t d = m->d, h = m->h, hd = m->hd;
     const double p = 0.1;
-    uint32_t emb = param(m, m->V * d), pos = param(m, ((int64_t)m->a->positions + 2) * d);
-    TId x = tr_add(tr, tr_embedding(tr, ids, d, emb), tr_embedding(tr, position_ids(m, m->b), d, pos));
+    TId x = embed_tokens(m, ids);
+    uint32_t pos = param(m, ((int64_t)m->a->positions + 2) * d);
+    x = tr_add(tr, x, tr_embedding(tr, position_ids(m, m->b), d, pos));
     eager_mask(m);
     for (uint32_t l = 0; l < m->a->layers; l++) {
         layer_begin(m, x);
@@ -502,7 +508,6 @@ static TId opt(M *m, TId ids)
         x = tr_add(tr, x, tr_dropout(tr, f, p));
         layer_end(m, x);
     }
-    m->emb = emb;
     return layer_norm(m, x);
 }
 
@@ -530,8 +535,7 @@ static TId llama(M *m, TId ids)
     bool gemma = name_has(a->name, "gemma"), qkv_bias = a->extra == 1;
     int64_t d = m->d, h = m->h, hd = m->hd;
     TId (*norm)(M *, TId) = gemma ? gemma_norm : rms_norm;
-    uint32_t emb = param(m, m->V * d);
-    TId x = tr_embedding(tr, ids, d, emb);
+    TId x = embed_tokens(m, ids);
     if (gemma)
         x = tr_scale(tr, x);   /* * normalizer (a 0-dim tensor that needs no grad) */
     peft_input_grads(m, x);
@@ -548,7 +552,6 @@ static TId llama(M *m, TId ids)
         x = tr_add(tr, x, lin(m, tr_mul(tr, g, u), m->ff, d, false, LORA_DOWN));
         layer_end(m, x);
     }
-    m->emb = emb;
     return norm(m, x);
 }
 
@@ -564,8 +567,7 @@ static TId phi(M *m, TId ids)
      * archs.py), which leaves PhiConfig's defaults in place: resid_pdrop 0.
      * (microsoft/phi-2's own config.json says 0.1.) */
     const double p = 0.0;
-    uint32_t emb = param(m, m->V * d);
-    TId x = tr_embedding(tr, ids, d, emb);
+    TId x = embed_tokens(m, ids);
     rotary_tables(m, rot);
     eager_mask(m);
     for (uint32_t l = 0; l < m->a->layers; l++) {
@@ -583,7 +585,6 @@ static TId phi(M *m, TId ids)
         x = tr_add(tr, tr_add(tr, o, tr_dropout(tr, f, p)), x);
         layer_end(m, x);
     }
-    m->emb = emb;
     return layer_norm(m, x);
 }
 
@@ -643,8 +644,7 @@ static TId mixtral(M *m, TId ids)
 {
     Trace *tr = m->tr;
     int64_t d = m->d, h = m->h, hd = m->hd;
-    uint32_t emb = param(m, m->V * d);
-    TId x = tr_embedding(tr, ids, d, emb);
+    TId x = embed_tokens(m, ids);
     peft_input_grads(m, x);
     rotary_tables(m, hd);
     eager_mask(m);
@@ -655,7 +655,6 @@ static TId mixtral(M *m, TId ids)
         x = tr_add(tr, x, moe_block(m, rms_norm(m, x)));
         layer_end(m, x);
     }
-    m->emb = emb;
     return rms_norm(m, x);
 }
 
@@ -677,8 +676,7 @@ static TId gemma2(M *m, TId ids)
 {
     Trace *tr = m->tr;
     int64_t d = m->d, h = m->h, hd = m->hd;
-    uint32_t emb = param(m, m->V * d);
-    TId x = tr_scale(tr, tr_embedding(tr, ids, d, emb));   /* * normalizer */
+    TId x = tr_scale(tr, embed_tokens(m, ids));   /* * normalizer */
     peft_input_grads(m, x);
     rotary_tables(m, hd);
     eager_mask(m);
@@ -697,7 +695,6 @@ static TId gemma2(M *m, TId ids)
         x = tr_add(tr, x, gemma_norm(m, lin(m, tr_mul(tr, g, u), m->ff, d, false, LORA_DOWN)));
         layer_end(m, x);
     }
-    m->emb = emb;
     return gemma_norm(m, x);
 }
 
@@ -717,8 +714,7 @@ static TId phi3(M *m, TId ids)
     Trace *tr = m->tr;
     int64_t d = m->d, h = m->h, kvh = m->kvh, hd = m->hd, ff = m->ff;
     int64_t half[3] = {m->b, m->s, ff};
-    uint32_t emb = param(m, m->V * d);
-    TId x = tr_embedding(tr, ids, d, emb);
+    TId x = embed_tokens(m, ids);
     peft_input_grads(m, x);
     rotary_tables(m, hd);
     eager_mask(m);
@@ -738,7 +734,6 @@ static TId phi3(M *m, TId ids)
         x = tr_add(tr, x, lin(m, y, ff, d, false, LORA_DOWN));
         layer_end(m, x);
     }
-    m->emb = emb;
     return rms_norm(m, x);
 }
 
@@ -761,8 +756,7 @@ static TId falcon(M *m, TId ids)
     int64_t d = m->d, h = m->h, kvh = m->kvh, hd = m->hd;
     int64_t kv[4] = {m->b, kvh, m->s, hd};
     bool mqa = kvh < h;
-    uint32_t emb = param(m, m->V * d);
-    TId x = tr_embedding(tr, ids, d, emb);
+    TId x = embed_tokens(m, ids);
     peft_input_grads(m, x);
     rotary_tables(m, hd);
     eager_mask(m);
@@ -784,7 +778,6 @@ static TId falcon(M *m, TId ids)
         x = tr_add(tr, x, add_inplace(m, f, o));
         layer_end(m, x);
     }
-    m->emb = emb;
     return layer_norm(m, x);
 }
 

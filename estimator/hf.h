@@ -32,8 +32,8 @@
  *                (add_pooling_layer=True); T5Model (encoder + decoder)
  *
  * A kind a family has no class for makes hf_build return false. T5 always
- * runs eager attention, as it has no SDPA path. VIT and RESNET entries are
- * torchvision-shaped (vision.h): hf_build returns false for them.
+ * runs eager attention, as it has no SDPA path. (torchvision models are
+ * vision.h's.)
  *
  * The caller sets tr->weight_dtype, autocast, training and no_grad first
  * (see trace.h); hf_build only records. */
@@ -93,7 +93,7 @@ typedef struct HfOptions {
  * state for BASE;
  * *loss: the loss when o->labels (for QA: start and end positions given),
  * else 0; always 0 for BASE.
- * Returns false for a family it does not model (RESNET, VIT), a head kind
+ * Returns false for a family it does not model, a head kind
  * the family has no class for, or bad sizes. */
 bool hf_build(Trace *tr, const Arch *a, const HfOptions *o, TId *logits, TId *loss);
 

@@ -346,6 +346,24 @@ static int64_t conv_out(int64_t n, int k, int stride, int pad)
     return o > 0 ? o : 1;
 }
 
+/* A convolution (plain or transposed) whose output shape the caller gives:
+ * convolution_backward keeps input and weight whichever gradient it needs. */
+static TId convolution(Trace *tr, const char *name, TId x, TId wc, int nd, const int64_t *dim,
+                       uint32_t w, uint32_t b)
+{
+    TId y = new_tensor(tr, tr_dtype(tr, x), nd, dim, out_grad(tr, x, 0, w, b));
+    if (needs_grad(tr, y)) {
+        save(tr, x);
+        if (wc)
+            save(tr, wc);
+    }
+    use_param(tr, w);
+    use_param(tr, b);
+    TId in[2] = {x, wc};
+    record(tr, name, in, 2, y);
+    return y;
+}
+
 TId tr_conv2d(Trace *tr, TId x, int64_t cout, int k, int stride, int pad, int groups,
               uint32_t w, uint32_t b)
 {
@@ -358,18 +376,7 @@ TId tr_conv2d(Trace *tr, TId x, int64_t cout, int k, int stride, int pad, int gr
     int nd = t->nd == 3 ? 3 : 4;
     int64_t dim[4] = {t->dim[0], cout, conv_out(t->dim[2], k, stride, pad),
                       nd == 4 ? conv_out(t->dim[3], k, stride, pad) : 1};
-    TId y = new_tensor(tr, tr_dtype(tr, x), nd, dim, out_grad(tr, x, 0, w, b));
-    if (needs_grad(tr, y)) {
-        /* convolution_backward keeps input and weight whichever gradient it needs */
-        save(tr, x);
-        if (wc)
-            save(tr, wc);
-    }
-    use_param(tr, w);
-    use_param(tr, b);
-    TId in[2] = {x, wc};
-    record(tr, "conv2d", in, 2, y);
-    return y;
+    return convolution(tr, "conv2d", x, wc, nd, dim, w, b);
 }
 
 TId tr_conv_transpose2d(Trace *tr, TId x, int64_t cout, int k, int stride, int pad, int out_pad,
@@ -382,17 +389,7 @@ TId tr_conv_transpose2d(Trace *tr, TId x, int64_t cout, int k, int stride, int p
     int64_t s = stride ? stride : 1;
     int64_t dim[4] = {t->dim[0], cout, (t->dim[2] - 1) * s - 2 * pad + k + out_pad,
                       (t->dim[3] - 1) * s - 2 * pad + k + out_pad};
-    TId y = new_tensor(tr, tr_dtype(tr, x), 4, dim, out_grad(tr, x, 0, w, b));
-    if (needs_grad(tr, y)) {
-        save(tr, x);
-        if (wc)
-            save(tr, wc);
-    }
-    use_param(tr, w);
-    use_param(tr, b);
-    TId in[2] = {x, wc};
-    record(tr, "conv_transpose2d", in, 2, y);
-    return y;
+    return convolution(tr, "conv_transpose2d", x, wc, 4, dim, w, b);
 }
 
 TId tr_pool2d(Trace *tr, TId x, int k, int stride, int pad, bool max)
@@ -660,12 +657,9 @@ TId tr_reduce(Trace *tr, TId x)
     return y;
 }
 
-TId tr_nll_loss(Trace *tr, TId logp, TId target)
+/* nll_loss on log-probabilities: a scalar; keeps the target. */
+static TId nll(Trace *tr, TId logp, TId target)
 {
-    if (!tr->head_op)
-        tr->head_op = tr->ops.n + 1;
-    if (tr->autocast_on)
-        logp = tr_cast(tr, logp, DT_F32);   /* nll_loss is on autocast's fp32 list */
     int64_t one = 1;
     TId loss = new_tensor(tr, tr_dtype(tr, logp), 0, &one, needs_grad(tr, logp));
     if (target)
@@ -673,6 +667,21 @@ TId tr_nll_loss(Trace *tr, TId logp, TId target)
     TId in[2] = {logp, target};
     record(tr, "nll_loss", in, 2, loss);
     return loss;
+}
+
+/* From here on the trace records the loss ("logits + loss" in reports). */
+static void loss_begins(Trace *tr)
+{
+    if (!tr->head_op)
+        tr->head_op = tr->ops.n + 1;
+}
+
+TId tr_nll_loss(Trace *tr, TId logp, TId target)
+{
+    loss_begins(tr);
+    if (tr->autocast_on)
+        logp = tr_cast(tr, logp, DT_F32);   /* nll_loss is on autocast's fp32 list */
+    return nll(tr, logp, target);
 }
 
 TId tr_reduce_to(Trace *tr, TId x, int nd, const int64_t *dim)
@@ -690,16 +699,8 @@ TId tr_cross_entropy(Trace *tr, TId logits, TId target)
      * so no fp32 copy of the logits exists and the input's gradient comes
      * back in 16 bits. The calibration's nanoGPT runs show exactly this:
      * one fp32 and one 16-bit logits-sized gradient at the backward's start. */
-    if (!tr->head_op)
-        tr->head_op = tr->ops.n + 1;   /* the loss's tensors are "logits + loss" */
-    TId ls = tr_softmax(tr, logits, true);
-    int64_t one = 1;
-    TId loss = new_tensor(tr, tr_dtype(tr, ls), 0, &one, needs_grad(tr, ls));
-    if (target)
-        save(tr, target);
-    TId in[2] = {ls, target};
-    record(tr, "nll_loss", in, 2, loss);
-    return loss;
+    loss_begins(tr);
+    return nll(tr, tr_softmax(tr, logits, true), target);
 }
 
 TId tr_mse(Trace *tr, TId pred)

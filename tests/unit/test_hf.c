@@ -74,7 +74,6 @@ static const Arch *find(const char *name)
     return a;
 }
 
-static bool is_hf(const Arch *a) { return a->family != FAM_RESNET && a->family != FAM_VIT; }
 
 /* Relative distance, for the measured anchors. */
 static double rel(double got, double want) { return (got - want) / want; }
@@ -92,10 +91,6 @@ static void test_params_equal_snapshot(void **state)
     for (size_t i = 0; i < n; i++) {
         const Arch *a = &all[i];
         Run r = run(a, &o, BF16_TRAIN);
-        if (!is_hf(a)) {
-            assert_false(r.ok);   /* torchvision-shaped entries: vision.c */
-            continue;
-        }
         if (!r.ok)
             fail_msg("%s: hf_build failed", a->name);
         if (r.params.total != arch_params(a))
@@ -235,7 +230,7 @@ static void test_sdpa_below_eager(void **state)
         const Arch *a = &all[i];
         /* T5 has only eager attention; Falcon's SDPA is the math kernel, which
          * saves more than its eager path (test_falcon_mqa) */
-        if (!is_hf(a) || a->family == FAM_T5 || a->family == FAM_FALCON)
+        if (a->family == FAM_T5 || a->family == FAM_FALCON)
             continue;
         HfOptions o = opts(2, 512);
         Run sdpa = run(a, &o, BF16_TRAIN);
@@ -457,7 +452,7 @@ static void test_head_params_all(void **state)
                 o.num_labels = labels;
                 bool qa_n = h == HF_HEAD_QA && labels == 5 &&
                             (a->family == FAM_BERT || a->family == FAM_T5);
-                if (!is_hf(a) || !hf_head_supported(a, (HfHead)h) || qa_n) {
+                if (!hf_head_supported(a, (HfHead)h) || qa_n) {
                     assert_false(run(a, &o, BF16_TRAIN).ok);
                     continue;
                 }
@@ -494,7 +489,6 @@ static void test_head_support(void **state)
     assert_true(hf_head_supported(find("mistralai/Mixtral-8x7B-v0.1"), HF_HEAD_QA));
     assert_true(hf_head_supported(find("tiiuae/falcon-7b"), HF_HEAD_QA));
     assert_true(hf_head_supported(find("tiiuae/falcon-7b"), HF_HEAD_TOKEN_CLS));
-    assert_false(hf_head_supported(find("resnet50"), HF_HEAD_SEQ_CLS));
     assert_true(hf_head_supported(find("Qwen/Qwen2.5-7B"), HF_HEAD_QA));
     assert_true(hf_head_supported(find("roberta-large"), HF_HEAD_CAUSAL_LM));
     assert_true(hf_head_supported(find("facebook/opt-1.3b"), HF_HEAD_QA));
@@ -941,9 +935,6 @@ static void test_rejects(void **state)
     HfOptions o = opts(0, 16);
     Run r = run(find("gpt2"), &o, BF16_TRAIN);
     assert_false(r.ok);
-    o = opts(1, 16);
-    assert_false(run(find("resnet50"), &o, BF16_TRAIN).ok);
-    assert_false(run(find("vit_b_16"), &o, BF16_TRAIN).ok);
 }
 
 int main(void)

@@ -57,7 +57,9 @@ check(j["batch"] == 64 and j["training"] is True, "batch 64, training",
 PY
 
 echo "--- 2. batch scaling: --batch 2x doubles the activations"
-cat > wide.py <<'PY'
+# the model of cases 2 and 3
+net() {
+    cat <<'PY'
 import torch
 import torch.nn as nn
 class Net(nn.Module):
@@ -68,6 +70,9 @@ class Net(nn.Module):
     def forward(self, x):
         return self.body(x)
 model = Net().cuda()
+PY
+}
+{ net; cat <<'PY'
 opt = torch.optim.SGD(model.parameters(), lr=0.1)
 for _ in range(3):
     x = torch.randn(1024, 1024, device="cuda")
@@ -77,6 +82,7 @@ for _ in range(3):
     loss.backward()
     opt.step()
 PY
+} > wide.py
 est b1 wide.py
 est b2 wide.py --batch 2048
 verdict b1 b2 <<'PY'
@@ -93,17 +99,7 @@ PY
 echo "--- 3. evaluation under torch.no_grad() saves nothing"
 # the model of case 2 at batch 4096: evaluated under no_grad, and trained
 sed 's/1024, 1024, device/4096, 1024, device/; s/(1024,)/(4096,)/' wide.py > train4096.py
-cat > eval.py <<'PY'
-import torch
-import torch.nn as nn
-class Net(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.body = nn.Sequential(nn.Linear(1024, 4096), nn.ReLU(), nn.Linear(4096, 4096), nn.ReLU(),
-                                  nn.Linear(4096, 10))
-    def forward(self, x):
-        return self.body(x)
-model = Net().cuda()
+{ net; cat <<'PY'
 model.eval()
 correct = 0
 with torch.no_grad():
@@ -112,6 +108,7 @@ with torch.no_grad():
         out = model(x)
         correct += (out.argmax(-1) == 0).sum().item()
 PY
+} > eval.py
 est ev eval.py
 est tr train4096.py
 verdict ev tr <<'PY'
