@@ -1,5 +1,6 @@
 #define _DEFAULT_SOURCE
 #include "config.h"
+#include "../base/buf.h"
 #include "../base/toml.h"
 #include "cli.h"
 #include "files.h"
@@ -212,64 +213,64 @@ static const Config *load(ConfigCache *c, const char *dir, const char *path, boo
     return cfg;
 }
 
-const Config *config_for_file(ConfigCache *c, const char *file, const char **err)
+/* The first of dir's ancestors (itself included) with pfc.toml or a
+ * pyproject.toml holding [tool.pfc]; NULL with *err set on a broken file. */
+static const Config *search_up(ConfigCache *c, const char *dir, const char **err)
 {
-    char dir[PATH_MAX];
-    const char *slash = strrchr(file, '/');
-    if (slash)
-        snprintf(dir, sizeof dir, "%.*s", (int)(slash - file), file);
-    else
-        snprintf(dir, sizeof dir, ".");
-    char abs[PATH_MAX];
-    if (!realpath(*dir ? dir : "/", abs))
-        return &c->empty;
-    const Config *hit = cached(c, abs);
-    if (hit)
-        return hit;
-    /* walk up to the first directory with pfc.toml or pyproject.toml [tool.pfc] */
-    char cur[PATH_MAX];
-    snprintf(cur, sizeof cur, "%s", abs);
-    for (;;) {
-        const Config *known = cached(c, cur);
-        if (known) {
-            remember(c, abs, known);
-            return known;
-        }
+    char *cur = strdup(dir);
+    Buf path = {0};
+    const Config *cfg = NULL;
+    while (!cfg && cur) {
+        if ((cfg = cached(c, cur)))
+            break;
         static const char *const names[] = {"pfc.toml", "pyproject.toml"};
-        for (int i = 0; i < 2; i++) {
-            char path[PATH_MAX + 32];
-            snprintf(path, sizeof path, "%s/%s", strcmp(cur, "/") ? cur : "", names[i]);
-            if (access(path, F_OK) != 0)
+        for (int i = 0; i < 2 && !cfg; i++) {
+            path.n = 0;
+            buf_printf(&path, "%s/%s%c", strcmp(cur, "/") ? cur : "", names[i], 0);
+            if (!path_exists(path.v))
                 continue;
             bool found;
-            const Config *cfg = load(c, cur, path, i == 0, &found, err);
+            cfg = load(c, cur, path.v, i == 0, &found, err);
             if (*err)
-                return NULL;
-            if (found) {
-                remember(c, abs, cfg);
-                return cfg;
-            }
+                goto out;
         }
         char *last = strrchr(cur, '/');
         if (!last || last == cur)
             break;
         *last = 0;
     }
-    remember(c, abs, &c->empty);
-    return &c->empty;
+    cfg = cfg ? cfg : &c->empty;
+out:
+    buf_free(&path);
+    free(cur);
+    return cfg;
 }
 
-const char *config_relative(const Config *cfg, const char *file, char *buf, size_t size)
+const Config *config_for_file(ConfigCache *c, const char *file, const char **err)
 {
-    char abs[PATH_MAX];
-    if (!*cfg->dir || !realpath(file, abs))
-        return file;
+    const char *slash = strrchr(file, '/');
+    char *dir = slash ? strndup(file, (size_t)(slash - file)) : strdup(".");
+    char *abs = dir ? absolute_path(*dir ? dir : "/") : NULL;
+    free(dir);
+    if (!abs)
+        return &c->empty;
+    const Config *cfg = cached(c, abs);
+    if (!cfg && (cfg = search_up(c, abs, err)))
+        remember(c, abs, cfg);
+    free(abs);
+    return cfg;
+}
+
+char *config_relative(const Config *cfg, const char *file)
+{
+    char *abs = *cfg->dir ? absolute_path(file) : NULL;
     size_t n = strlen(cfg->dir);
-    if (strncmp(abs, cfg->dir, n) == 0 && abs[n] == '/') {
-        snprintf(buf, size, "%s", abs + n + 1);
-        return buf;
-    }
-    return file;
+    char *rel = abs && strncmp(abs, cfg->dir, n) == 0 && abs[n] == '/' ? strdup(abs + n + 1)
+                                                                       : strdup(file);
+    free(abs);
+    if (!rel)
+        abort();
+    return rel;
 }
 
 static bool glob_matches(const char *glob, const char *rel)
@@ -292,24 +293,24 @@ bool config_file_ignores(const Config *cfg, const char *file, const char *code)
 {
     if (!cfg->per_file_ignores.n)
         return false;
-    char buf[PATH_MAX];
-    const char *rel = config_relative(cfg, file, buf, sizeof buf);
-    for (uint32_t i = 0; i < cfg->per_file_ignores.n; i++) {
+    char *rel = config_relative(cfg, file);
+    bool ignored = false;
+    for (uint32_t i = 0; i < cfg->per_file_ignores.n && !ignored; i++) {
         const PerFileIgnore *p = &cfg->per_file_ignores.v[i];
-        if (glob_matches(p->glob, rel) && str_list_has_prefix_of(&p->codes, code))
-            return true;
+        ignored = glob_matches(p->glob, rel) && str_list_has_prefix_of(&p->codes, code);
     }
-    return false;
+    free(rel);
+    return ignored;
 }
 
 bool config_excludes(const Config *cfg, const char *path)
 {
     if (!cfg->exclude.n)
         return false;
-    char buf[PATH_MAX];
-    const char *rel = config_relative(cfg, path, buf, sizeof buf);
-    for (uint32_t i = 0; i < cfg->exclude.n; i++)
-        if (glob_matches(cfg->exclude.v[i], rel))
-            return true;
-    return false;
+    char *rel = config_relative(cfg, path);
+    bool excluded = false;
+    for (uint32_t i = 0; i < cfg->exclude.n && !excluded; i++)
+        excluded = glob_matches(cfg->exclude.v[i], rel);
+    free(rel);
+    return excluded;
 }

@@ -32,8 +32,9 @@ void config_cache_free(ConfigCache *c);
  * message). Not thread-safe: resolve in the main thread. */
 const Config *config_for_file(ConfigCache *c, const char *file, const char **err);
 
-/* The file's path relative to the config's directory ("" prefix stripped). */
-const char *config_relative(const Config *cfg, const char *file, char *buf, size_t size);
+/* The file's path relative to the config's directory, or the path itself
+ * when it is outside; malloc'ed. */
+char *config_relative(const Config *cfg, const char *file);
 
 /* Codes ignored for this file by per-file-ignores. */
 bool config_file_ignores(const Config *cfg, const char *file, const char *code);

@@ -89,8 +89,9 @@ static void corpus_one(size_t i, void *ctx)
     char *src;
     uint32_t len;
     const char *err;
-    if (!read_source(path, &src, &len, &err)) {
-        buf_printf(line, "FAIL\t%s\tcannot read: %s\n", path, err);
+    if (run->files.why[i] || !read_source(path, &src, &len, &err)) {
+        buf_printf(line, "FAIL\t%s\tcannot read: %s\n", path,
+                   run->files.why[i] ? run->files.why[i] : err);
         run->failed[i] = 1;
         return;
     }

@@ -1,31 +1,239 @@
-#define _DEFAULT_SOURCE
+#define _GNU_SOURCE
 #include "files.h"
+#include "../base/buf.h"
 #include "../base/ignore.h"
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
-static void push_path(PathList *l, const char *p)
+/* ---- reading ------------------------------------------------------------------------ */
+
+/* O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused after
+ * fstat); O_NOCTTY: a terminal named as input must not become ours. */
+enum { READ_FLAGS = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC };
+
+/* open() for paths longer than PATH_MAX: one directory at a time. */
+static int open_long(int dir, const char *path, int flags)
+{
+    int cur = dir;
+    if (*path == '/') {
+        cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        while (*path == '/')
+            path++;
+    }
+    const char *slash;
+    while (cur >= 0 || cur == AT_FDCWD) {
+        if (!(slash = strchr(path, '/')))
+            break;
+        char name[NAME_MAX + 1];
+        size_t n = (size_t)(slash - path);
+        int next = -1;
+        if (n > NAME_MAX)
+            errno = ENAMETOOLONG;
+        else {
+            memcpy(name, path, n);
+            name[n] = 0;
+            next = openat(cur, n ? name : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        }
+        int saved = errno;
+        if (cur != dir && cur >= 0)
+            close(cur);
+        errno = saved;
+        cur = next;
+        path = slash + 1;
+    }
+    if (cur < 0 && cur != AT_FDCWD)
+        return -1;
+    int fd = openat(cur, *path ? path : ".", flags);
+    int saved = errno;
+    if (cur != dir && cur >= 0)
+        close(cur);
+    errno = saved;
+    return fd;
+}
+
+static int open_at(int dir, const char *path, int flags)
+{
+    int fd = openat(dir, path, flags);
+    if (fd < 0 && errno == ENAMETOOLONG)
+        fd = open_long(dir, path, flags);
+    return fd;
+}
+
+/* What a path is when it is not a regular file; NULL when it is. */
+static const char *not_regular(mode_t mode)
+{
+    if (S_ISREG(mode))
+        return NULL;
+    if (S_ISDIR(mode))
+        return "is a directory";
+    if (S_ISFIFO(mode))
+        return "is a FIFO";
+    if (S_ISCHR(mode))
+        return "is a character device";
+    if (S_ISBLK(mode))
+        return "is a block device";
+    if (S_ISSOCK(mode))
+        return "is a socket";
+    return "is not a regular file";
+}
+
+/* open() cannot open a socket (ENXIO): say what the path is instead. */
+static const char *open_error(int dir, const char *path, int err)
+{
+    struct stat st;
+    if (err == ENXIO && fstatat(dir, path, &st, 0) == 0 && not_regular(st.st_mode))
+        return not_regular(st.st_mode);
+    return strerror(err);
+}
+
+/* The size comes from fstat: one read() for a file that did not change since;
+ * a file that grew is read to its end, up to the limit. */
+static bool read_fd(int fd, char **data, uint32_t *len, const char **err)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        *err = strerror(errno);
+        return false;
+    }
+    if ((*err = not_regular(st.st_mode)))
+        return false;
+    if (st.st_size > MAX_SOURCE_BYTES) {
+        *err = "file too large (pfc reads files up to " MAX_SOURCE_TEXT ")";
+        return false;
+    }
+    size_t want = (size_t)st.st_size, cap = want + 1, n = 0;
+    char *buf = malloc(cap + 1);
+    if (!buf)
+        abort();
+    for (;;) {
+        ssize_t got = read(fd, buf + n, cap - n);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            *err = strerror(errno);
+            free(buf);
+            return false;
+        }
+        n += (size_t)got;
+        if (got == 0 || (n == want && n < cap))
+            break;   /* the end, or exactly the size fstat gave: no read() to find EOF */
+        if (n == cap) {
+            if (cap > MAX_SOURCE_BYTES) {
+                *err = "file too large (pfc reads files up to " MAX_SOURCE_TEXT ")";
+                free(buf);
+                return false;
+            }
+            cap = cap * 2 > (size_t)MAX_SOURCE_BYTES + 1 ? (size_t)MAX_SOURCE_BYTES + 1 : cap * 2;
+            if (!(buf = realloc(buf, cap + 1)))
+                abort();
+        }
+    }
+    buf[n] = 0;
+    *data = buf;
+    *len = (uint32_t)n;
+    return true;
+}
+
+static bool read_at(int dir, const char *path, char **data, uint32_t *len, const char **err)
+{
+    *data = NULL;
+    *len = 0;
+    int fd = open_at(dir, path, READ_FLAGS);
+    if (fd < 0) {
+        *err = open_error(dir, path, errno);
+        return false;
+    }
+    bool ok = read_fd(fd, data, len, err);
+    close(fd);
+    return ok;
+}
+
+bool read_source(const char *path, char **data, uint32_t *len, const char **err)
+{
+    return read_at(AT_FDCWD, path, data, len, err);
+}
+
+bool path_exists(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) == 0)
+        return true;
+    if (errno != ENAMETOOLONG)
+        return false;
+    int fd = open_long(AT_FDCWD, path, O_PATH | O_CLOEXEC);
+    if (fd >= 0)
+        close(fd);
+    return fd >= 0;
+}
+
+char *absolute_path(const char *path)
+{
+    char *abs = realpath(path, NULL);
+    const char *slash = strrchr(path, '/');
+    if (abs || errno != ENAMETOOLONG || !slash || slash == path)
+        return abs;
+    char *head = strndup(path, (size_t)(slash - path));
+    abs = head ? absolute_path(head) : NULL;
+    free(head);
+    const char *tail = slash + 1;
+    if (!abs || !*tail || strcmp(tail, ".") == 0)
+        return abs;
+    if (strcmp(tail, "..") == 0) {
+        char *last = strrchr(abs, '/');
+        last[last == abs] = 0;
+        return abs;
+    }
+    Buf b = {abs, strlen(abs), strlen(abs) + 1};
+    if (strcmp(abs, "/") != 0)
+        buf_putc(&b, '/');
+    buf_puts(&b, tail);
+    buf_putc(&b, 0);
+    return b.v;
+}
+
+/* ---- the list ----------------------------------------------------------------------- */
+
+static void push_entry(PathList *l, char *p, char *why)
 {
     if (l->n == l->cap) {
         l->cap = l->cap ? l->cap * 2 : 64;
         l->v = realloc(l->v, l->cap * sizeof *l->v);
-        if (!l->v)
+        l->why = realloc(l->why, l->cap * sizeof *l->why);
+        if (!l->v || !l->why)
             abort();
     }
-    l->v[l->n++] = strdup(p);
+    if (!p)
+        abort();
+    l->v[l->n] = p;
+    l->why[l->n++] = why;
+}
+
+static void push_path(PathList *l, const char *p) { push_entry(l, strdup(p), NULL); }
+
+static void push_error(PathList *l, const char *p, int err)
+{
+    push_entry(l, strdup(p), strdup(strerror(err)));
 }
 
 void path_list_free(PathList *l)
 {
-    for (size_t i = 0; i < l->n; i++)
+    for (size_t i = 0; i < l->n; i++) {
         free(l->v[i]);
+        free(l->why[i]);
+    }
     free(l->v);
+    free(l->why);
     memset(l, 0, sizeof *l);
 }
+
+/* ---- walking ------------------------------------------------------------------------ */
 
 static bool is_python_file(const char *name, int flags)
 {
@@ -34,8 +242,9 @@ static bool is_python_file(const char *name, int flags)
            (!(flags & WALK_PY_ONLY) && n > 4 && strcmp(name + n - 4, ".pyi") == 0);
 }
 
-/* Directories that never hold the user's own code. */
-static bool excluded_dir(const char *dir, const char *name)
+/* Directories that never hold the user's own code (by name; virtual
+ * environments of any name are recognised by their pyvenv.cfg). */
+static bool excluded_name(const char *name)
 {
     static const char *const skip[] = {
         ".git", ".hg", ".svn", ".bzr", "__pycache__", "site-packages", "dist-packages",
@@ -45,11 +254,13 @@ static bool excluded_dir(const char *dir, const char *name)
     for (size_t i = 0; i < sizeof skip / sizeof skip[0]; i++)
         if (strcmp(name, skip[i]) == 0)
             return true;
-    /* any virtual environment, whatever its name */
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s/%s/pyvenv.cfg", dir, name);
+    return false;
+}
+
+static bool is_venv(int dir)
+{
     struct stat st;
-    return stat(buf, &st) == 0;
+    return fstatat(dir, "pyvenv.cfg", &st, 0) == 0;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -57,142 +268,147 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Adds dir/.gitignore's patterns, relative to the walk root as `rel`. */
-static void load_gitignore(IgnoreList *ign, const char *dir, const char *rel)
+/* One walk: paths grow and shrink in place as it descends, so neither depth
+ * nor length is bounded; directories are opened relative to their parent. */
+typedef struct Walk {
+    PathList *out;
+    IgnoreList *ign;
+    int flags;
+    Buf path, rel;   /* NUL-terminated */
+} Walk;
+
+static size_t path_enter(Buf *b, const char *name, bool bare)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/.gitignore", dir);
+    size_t mark = b->n;
+    if (!bare && !(b->n == 1 && b->v[0] == '/'))
+        buf_putc(b, '/');
+    buf_puts(b, name);
+    buf_putc(b, 0);
+    b->n--;
+    return mark;
+}
+
+static void path_leave(Buf *b, size_t mark)
+{
+    b->n = mark;
+    b->v[mark] = 0;
+}
+
+/* Adds the directory's .gitignore patterns, relative to the walk root. */
+static void load_gitignore(Walk *w, int dir)
+{
     char *text;
     uint32_t len;
     const char *err;
-    if (ign && read_source(path, &text, &len, &err)) {
-        ignore_add_file(ign, rel, text, len);
+    if (w->ign && read_at(dir, ".gitignore", &text, &len, &err)) {
+        ignore_add_file(w->ign, w->rel.v, text, len);
         free(text);
     }
 }
 
-static void walk_dir(PathList *out, const char *dir, const char *rel, IgnoreList *ign,
-                     int flags, int depth)
+/* Sorted names, with the d_type of each after its NUL (DT_UNKNOWN when the
+ * file system does not say): output is deterministic. */
+static void list_dir(DIR *d, PathList *names)
 {
-    if (depth > 64)
-        return;
-    size_t mark = ign ? ignore_mark(ign) : 0;
-    load_gitignore(ign, dir, rel);
-    DIR *d = opendir(dir);
-    if (!d) {
-        push_path(out, dir);  /* reading it will report why */
-        if (ign)
-            ignore_reset(ign, mark);
-        return;
-    }
-    PathList names = {0};
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
             continue;
-        push_path(&names, e->d_name);
+        size_t n = strlen(e->d_name);
+        char *s = malloc(n + 2);
+        if (!s)
+            abort();
+        memcpy(s, e->d_name, n + 1);
+        s[n + 1] = (char)e->d_type;
+        push_entry(names, s, NULL);
     }
-    closedir(d);
-    if (names.n)
-        qsort(names.v, names.n, sizeof *names.v, cmp_str);
-    char path[4096], relpath[4096];
-    for (size_t i = 0; i < names.n; i++) {
-        /* "." is the default path: report "pkg/x.py", not "./pkg/x.py" */
-        int w = strcmp(dir, ".") == 0
-                    ? snprintf(path, sizeof path, "%s", names.v[i])
-                    : snprintf(path, sizeof path, "%s/%s", strcmp(dir, "/") ? dir : "",
-                               names.v[i]);
-        if (w < 0 || (size_t)w >= sizeof path)
-            continue;
+    if (names->n)
+        qsort(names->v, names->n, sizeof *names->v, cmp_str);
+}
+
+static void walk_dir(Walk *w, int fd);
+
+static void walk_entry(Walk *w, int dir, const char *name, unsigned char type)
+{
+    if (type == DT_UNKNOWN) {
         struct stat st;
-        if (lstat(path, &st) != 0)
-            continue;
-        snprintf(relpath, sizeof relpath, "%s%s%s", rel, *rel ? "/" : "", names.v[i]);
-        bool is_dir = S_ISDIR(st.st_mode);
-        if (ign && ignore_match(ign, relpath, is_dir))
-            continue;
-        if (is_dir) {
-            if ((flags & WALK_ALL) || !excluded_dir(dir, names.v[i]))
-                walk_dir(out, path, relpath, ign, flags, depth + 1);
-        } else if ((S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) && is_python_file(names.v[i], flags)) {
-            push_path(out, path);
-        }
+        if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+            return;   /* gone since it was listed */
+        type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_LNK;
     }
-    path_list_free(&names);
-    if (ign)
-        ignore_reset(ign, mark);
+    bool is_dir = type == DT_DIR;
+    size_t rel_mark = path_enter(&w->rel, name, w->rel.n == 0);
+    if (w->ign && ignore_match(w->ign, w->rel.v, is_dir)) {
+        path_leave(&w->rel, rel_mark);
+        return;
+    }
+    /* "." is the default path: report "pkg/x.py", not "./pkg/x.py" */
+    bool bare = w->path.n == 1 && w->path.v[0] == '.';
+    if (bare)
+        path_leave(&w->path, 0);
+    size_t mark = path_enter(&w->path, name, bare);
+    if (is_dir && ((w->flags & WALK_ALL) || !excluded_name(name))) {
+        int sub = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (sub < 0)
+            push_error(w->out, w->path.v, errno);
+        else if (!(w->flags & WALK_ALL) && is_venv(sub))
+            close(sub);
+        else
+            walk_dir(w, sub);
+    } else if (!is_dir && is_python_file(name, w->flags)) {
+        /* FIFOs, devices and sockets too: reading them says what they are */
+        push_path(w->out, w->path.v);
+    }
+    path_leave(&w->path, mark);
+    if (bare)
+        path_enter(&w->path, ".", true);
+    path_leave(&w->rel, rel_mark);
+}
+
+/* Takes ownership of fd. */
+static void walk_dir(Walk *w, int fd)
+{
+    size_t mark = w->ign ? ignore_mark(w->ign) : 0;
+    load_gitignore(w, fd);
+    DIR *d = fdopendir(fd);
+    if (!d) {
+        push_error(w->out, w->path.v, errno);
+        close(fd);
+    } else {
+        PathList names = {0};
+        list_dir(d, &names);
+        for (size_t i = 0; i < names.n; i++) {
+            const char *name = names.v[i];
+            walk_entry(w, dirfd(d), name, (unsigned char)name[strlen(name) + 1]);
+        }
+        path_list_free(&names);
+        closedir(d);
+    }
+    if (w->ign)
+        ignore_reset(w->ign, mark);
 }
 
 void walk_paths(PathList *out, char **paths, int npaths, int flags)
 {
     for (int i = 0; i < npaths; i++) {
-        struct stat st;
         char *p = paths[i];
         size_t n = strlen(p);
         while (n > 1 && p[n - 1] == '/')
             p[--n] = 0;
-        if (stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
-            /* .gitignore files are honoured below each directory walked,
-             * except by the corpus tools, which see everything */
-            IgnoreList *ign = (flags & WALK_ALL) ? NULL : ignore_new();
-            walk_dir(out, p, "", ign, flags, 0);
-            ignore_free(ign);
-        } else
-            push_path(out, p);
-    }
-}
-
-bool read_source(const char *path, char **data, uint32_t *len, const char **err)
-{
-    *data = NULL;
-    *len = 0;
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        *err = strerror(errno);
-        return false;
-    }
-    if (S_ISDIR(st.st_mode)) {
-        *err = "is a directory";
-        return false;
-    }
-    if (st.st_size > MAX_SOURCE_BYTES) {
-        *err = "file too large (pfc reads files up to 1 GiB)";
-        return false;
-    }
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        *err = strerror(errno);
-        return false;
-    }
-    size_t cap = (size_t)st.st_size + 1, n = 0;
-    char *buf = malloc(cap);
-    if (!buf)
-        abort();
-    for (;;) {
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (n < cap) {
-            if (ferror(f)) {
-                *err = strerror(errno ? errno : EIO);
-                fclose(f);
-                free(buf);
-                return false;
-            }
-            break;
+        int fd = open_at(AT_FDCWD, p, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
+        if (fd < 0) {
+            push_path(out, p);   /* a file, or missing: reading it reports why */
+            continue;
         }
-        if (cap >= MAX_SOURCE_BYTES) {   /* a file that grew while we read it */
-            *err = "file too large (pfc reads files up to 1 GiB)";
-            fclose(f);
-            free(buf);
-            return false;
-        }
-        cap *= 2;
-        buf = realloc(buf, cap);
-        if (!buf)
-            abort();
+        /* .gitignore files are honoured below each directory walked,
+         * except by the corpus tools, which see everything */
+        Walk w = {out, (flags & WALK_ALL) ? NULL : ignore_new(), flags, {0}, {0}};
+        path_enter(&w.path, p, true);
+        buf_putc(&w.rel, 0);
+        w.rel.n = 0;
+        walk_dir(&w, fd);
+        ignore_free(w.ign);
+        buf_free(&w.path);
+        buf_free(&w.rel);
     }
-    fclose(f);
-    *data = buf;
-    *len = (uint32_t)n;
-    return true;
 }

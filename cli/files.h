@@ -5,7 +5,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct PathList { char **v; size_t n, cap; } PathList;
+/* v[i] a path; why[i] NULL, or why the walk could not look inside it (a
+ * directory that could not be opened): an error to report for that path. */
+typedef struct PathList { char **v; char **why; size_t n, cap; } PathList;
 
 enum {
     WALK_ALL = 1,          /* no default exclusions (corpus tools) */
@@ -14,15 +16,28 @@ enum {
 
 /* Adds the Python files under each path. Explicitly named files are always
  * added; missing paths are added too, so that reading them reports the error
- * in the normal output. Directory entries are sorted: output is deterministic. */
+ * in the normal output, and so are *.py entries that are not regular files
+ * (FIFOs, devices, sockets). Directory entries are sorted: output is
+ * deterministic. Neither depth nor path length is limited. */
 void walk_paths(PathList *out, char **paths, int npaths, int flags);
 void path_list_free(PathList *l);
 
-/* Largest file read: offsets are 32-bit and nobody lints a 1 GiB script. */
-enum { MAX_SOURCE_BYTES = 1u << 30 };
+/* Largest file read: nobody lints a 64 MiB script, and a bound keeps a
+ * mistaken path (a disk image, a log) from being read whole. */
+enum { MAX_SOURCE_BYTES = 64u << 20 };
+#define MAX_SOURCE_TEXT "64 MiB"
 
-/* Reads a whole file. On failure returns false and sets *err to a static or
+/* Reads a whole regular file without ever blocking: a FIFO, device, socket
+ * or directory is refused with a message naming what it is. Paths longer than
+ * PATH_MAX work. On failure returns false and sets *err to a static or
  * strerror message. */
 bool read_source(const char *path, char **data, uint32_t *len, const char **err);
+
+/* Does the path exist (any kind, following symlinks; long paths work)? */
+bool path_exists(const char *path);
+
+/* realpath() that also works past PATH_MAX (the longest prefix realpath can
+ * resolve, then the rest as written); malloc'ed, NULL when it fails. */
+char *absolute_path(const char *path);
 
 #endif

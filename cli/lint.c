@@ -64,6 +64,7 @@ typedef struct LintRun {
     FileResult *results;
     const Config **configs;   /* per file */
     uint64_t settings;        /* everything besides the file and its config that shapes output */
+    Cache *cache;             /* NULL: --no-cache, --fix, --diff, or not writable */
 } LintRun;
 
 /* The SARIF rule table: the registry's rules, then the syntax and I/O codes. */
@@ -372,10 +373,10 @@ static void sort_findings(FindingVec *v)
 
 static const char CACHE_DIR[] = ".pfc_cache";
 
-static bool replay_cached(FileResult *r, const char *key)
+static bool replay_cached(Cache *cache, FileResult *r, const char *key)
 {
     CachedResult *c = malloc(sizeof *c);
-    if (!c || !cache_load(CACHE_DIR, key, c)) {
+    if (!c || !cache_load(cache, key, c)) {
         free(c);
         return false;
     }
@@ -389,7 +390,7 @@ static bool replay_cached(FileResult *r, const char *key)
     return true;
 }
 
-static void store_cached(const FileResult *r, const char *key)
+static void store_cached(Cache *cache, const FileResult *r, const char *key)
 {
     CachedResult *c = calloc(1, sizeof *c);
     if (!c)
@@ -402,7 +403,7 @@ static void store_cached(const FileResult *r, const char *key)
         c->stats[i].n = r->stats[i].n;
     }
     c->out = r->out;   /* borrowed for writing */
-    cache_store(CACHE_DIR, key, c);
+    cache_store(cache, key, c);
     free(c);
 }
 
@@ -587,16 +588,16 @@ static void lint_one(size_t i, void *ctx)
     char *src;
     uint32_t len;
     const char *err;
-    if (!read_source(path, &src, &len, &err)) {
-        report_file_error(&r->out, &o->style, path, err);
+    if (run->files.why[i] || !read_source(path, &src, &len, &err)) {
+        report_file_error(&r->out, &o->style, path, run->files.why[i] ? run->files.why[i] : err);
         r->counts[SEV_ERROR]++;
         return;
     }
     bool fixing = o->fix || o->diff;
     char key[CACHE_KEY_LEN + 1];
-    if (!o->no_cache && !fixing) {
+    if (run->cache) {
         cache_key(key, run->settings ^ cfg->hash, path, src, len);
-        if (replay_cached(r, key)) {
+        if (replay_cached(run->cache, r, key)) {
             free(src);
             return;
         }
@@ -633,8 +634,8 @@ static void lint_one(size_t i, void *ctx)
     }
     if (!o->diff)
         report_file(&r->out, &o->style, path, &s, shown.v, shown.n);
-    if (!o->no_cache && !fixing)
-        store_cached(r, key);
+    if (run->cache)
+        store_cached(run->cache, r, key);
     arena_free(&arena);
     free(original);
     free(src);
@@ -707,11 +708,13 @@ static int resolve_configs(LintRun *run, ConfigCache *cache, char **paths, int n
             explicit_file |= strcmp(paths[k], run->files.v[i]) == 0;
         if (!explicit_file && config_excludes(cfg, run->files.v[i])) {
             free(run->files.v[i]);
+            free(run->files.why[i]);
             continue;
         }
         if (!o->fail_on_set && cfg->fail_on >= 0)
             o->fail_on = (Severity)cfg->fail_on;
         run->files.v[kept] = run->files.v[i];
+        run->files.why[kept] = run->files.why[i];
         run->configs[kept++] = cfg;
     }
     run->files.n = kept;
@@ -745,7 +748,7 @@ int cmd_lint(int argc, char **argv)
     if (status >= 0)
         return status;
     char *dot[] = {"."};
-    LintRun run = {&o, {0}, NULL, NULL, 0};
+    LintRun run = {&o, {0}, NULL, NULL, 0, NULL};
     walk_paths(&run.files, npaths ? argv : dot, npaths ? npaths : 1, 0);
     ConfigCache *configs = config_cache_new();
     status = resolve_configs(&run, configs, npaths ? argv : dot, npaths ? npaths : 1, &o);
@@ -756,7 +759,10 @@ int cmd_lint(int argc, char **argv)
     }
     run.results = calloc(run.files.n ? run.files.n : 1, sizeof *run.results);
     run.settings = settings_hash(&o);
+    if (!o.no_cache && !o.fix && !o.diff && run.files.n)
+        run.cache = cache_open(CACHE_DIR);
     parallel_for(run.files.n, o.jobs, lint_one, &run);
+    cache_close(run.cache);
 
     uint32_t total = 0, failing = 0, files_with = 0, fixed = 0, diffs = 0;
     bool write_failed = false;

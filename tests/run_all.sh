@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # make test: every suite, then one closing line "N passed, M failed".
-# Suites: cmocka unit tests, golden files, robustness, corpus (stdlib round
-# trip + agreement with each CPython's ast.parse), the estimator against the
-# calibration measurements.
+# Suites: cmocka unit tests, golden files, robustness, inputs (special files,
+# deep trees, a damaged cache), corpus (stdlib round trip + agreement with each
+# CPython's ast.parse), the estimator against the calibration measurements.
 set -u
 cd "$(dirname "$0")/.."
 PFC=${PFC:-build/pfc}
@@ -35,7 +35,7 @@ for t in "$BUILD"/tests/test_*; do
     failed=$((failed + n_fail))
 done
 
-for suite in run_golden.sh robustness.sh fix_corpus.sh sarif.sh estimator.sh corpus.sh; do
+for suite in run_golden.sh robustness.sh inputs.sh fix_corpus.sh sarif.sh estimator.sh corpus.sh; do
     [ -x "tests/$suite" ] || continue
     echo "== $suite"
     out=$(tests/$suite 2>&1)
