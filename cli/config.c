@@ -250,14 +250,24 @@ const Config *config_for_file(ConfigCache *c, const char *file, const char **err
 {
     const char *slash = strrchr(file, '/');
     char *dir = slash ? strndup(file, (size_t)(slash - file)) : strdup(".");
-    char *abs = dir ? absolute_path(*dir ? dir : "/") : NULL;
-    free(dir);
-    if (!abs)
-        return &c->empty;
-    const Config *cfg = cached(c, abs);
-    if (!cfg && (cfg = search_up(c, abs, err)))
+    if (!dir)
+        abort();
+    if (!*dir) {
+        free(dir);
+        dir = strdup("/");
+    }
+    /* the directory as written is a key too: one realpath() per directory,
+     * not per file (a string names one directory throughout a run) */
+    const Config *cfg = cached(c, dir);
+    char *abs = cfg ? NULL : absolute_path(dir);
+    if (!cfg && !abs)
+        cfg = &c->empty;
+    if (!cfg && !(cfg = cached(c, abs)) && (cfg = search_up(c, abs, err)))
         remember(c, abs, cfg);
+    if (cfg && abs && strcmp(abs, dir) != 0)
+        remember(c, dir, cfg);
     free(abs);
+    free(dir);
     return cfg;
 }
 
