@@ -1,5 +1,4 @@
 # Two evaluation loops in one function: each gets its own `with torch.no_grad():`.
-# reported (two findings, each with its own fix).
 import torch
 import torch.nn as nn
 
