@@ -111,6 +111,36 @@ static void set(IrValue *v, Attach a, uint32_t roles)
 
 static const IrValue *val(const IrFunction *f, ValueId id) { return &f->values.v[id]; }
 
+/* A string constant naming a CUDA device: "cuda", 'cuda:0', f"cuda:{rank}". */
+static bool cuda_string(const Syntax *S, const IrValue *v)
+{
+    if (!v->node)
+        return false;
+    const Token *t = &S->toks.v[S->nodes[v->node].first_tok];
+    if (t->kind != T_STRING && t->kind != T_FSTRING_START)
+        return false;
+    const char *p = S->src + t->start, *end = p + t->len;
+    while (p < end && *p != '"' && *p != '\'')   /* the prefix: r, b, f, u */
+        p++;
+    while (p < end && (*p == '"' || *p == '\''))
+        p++;
+    if (t->kind == T_FSTRING_START) {   /* the text follows in the next token */
+        const Token *m = t + 1;
+        p = S->src + m->start, end = p + m->len;
+    }
+    return end - p >= 4 && memcmp(p, "cuda", 4) == 0;
+}
+
+/* Does any argument of a call (positional or keyword) name a CUDA device? */
+static bool cuda_argument(const IrFunction *f, const IrValue *call)
+{
+    for (uint32_t i = 1; i < call->nargs; i++)
+        if (val(f, call->args[i])->roles & ROLE_CUDA)
+            return true;
+    return false;
+}
+
+
 /* The function a callee value denotes, or -1. */
 int ir_callee_function(const Ir *ir, const IrFunction *f, ValueId callee);
 
@@ -250,7 +280,7 @@ static void facts_of_qualified_call(Facts *F, const IrFunction *f, IrValue *v, c
         uint32_t vid = (uint32_t)(v - f->values.v);
         v->origin = vid < (1u << 20) ? (F->cur_fn + 1) << 20 | vid : 0;
     } else if (str_is(S, q, "torch.device")) {
-        set(v, ATT_DETACHED, ROLE_DEVICE);
+        set(v, ATT_DETACHED, ROLE_DEVICE | (cuda_argument(f, v) ? ROLE_CUDA : 0));
     } else if (str_prefix(S, q, "torch.nn.") && !str_prefix(S, q, "torch.nn.functional.") &&
                !str_prefix(S, q, "torch.nn.utils.") && !str_prefix(S, q, "torch.nn.init.")) {
         /* a layer or a wrapper (DDP): Dropout and normalisation layers, and
@@ -316,7 +346,8 @@ static void facts_of_method_call(Facts *F, const IrFunction *f, IrValue *v, cons
     if (recv->cls || (recv->roles & (ROLE_MODEL | ROLE_OPTIMIZER | ROLE_LOADER)))
         a = ATT_MAYBE;   /* a method of an object, not tensor math */
     uint32_t roles = 0;
-    if (str_is(S, m, "cuda") || ((str_is(S, m, "to")) && (recv->roles & ROLE_CUDA)))
+    if (str_is(S, m, "cuda") ||
+        (str_is(S, m, "to") && ((recv->roles & ROLE_CUDA) || cuda_argument(f, v))))
         roles |= ROLE_CUDA;
     if (name_in(S, m, reductions) && v->nargs == 1)
         roles |= ROLE_SCALAR;
@@ -482,7 +513,7 @@ static void transfer(Facts *F, int fi, IrFunction *f, IrValue *v)
 {
     Attach in = ATT_BOTTOM;
     switch ((IrOp)v->op) {
-    case IR_CONST: set(v, ATT_DETACHED, ROLE_PYNUM); break;
+    case IR_CONST: set(v, ATT_DETACHED, ROLE_PYNUM | (cuda_string(F->S, v) ? ROLE_CUDA : 0)); break;
     case IR_UNDEF: case IR_NONE: set(v, ATT_BOTTOM, 0); break;
     case IR_PARAM: facts_of_param(F, fi, v); break;
     case IR_GLOBAL: facts_of_global(F, v); break;
@@ -490,6 +521,7 @@ static void transfer(Facts *F, int fi, IrFunction *f, IrValue *v)
         /* roles are must-facts: what every incoming value is. Inputs still at
          * BOTTOM (not computed yet, or undefined) do not count. */
         uint32_t roles = ~0u, cls = UINT32_MAX, origin = UINT32_MAX, ctor = UINT32_MAX;
+        uint32_t may_cuda = 0;
         for (uint32_t i = 0; i < v->nargs; i++) {
             const IrValue *x = val(f, v->args[i]);
             in = attach_join(in, (Attach)x->attach);
@@ -500,7 +532,11 @@ static void transfer(Facts *F, int fi, IrFunction *f, IrValue *v)
             origin = origin == UINT32_MAX || origin == x->origin ? x->origin : 0;
             ctor = ctor == UINT32_MAX || ctor == x->ctor ? x->ctor : 0;
         }
-        set(v, in, roles == ~0u ? 0 : roles);
+        /* ROLE_CUDA is a may-fact: `"cuda" if available else "cpu"` is a
+         * script meant for a GPU */
+        for (uint32_t i = 0; i < v->nargs; i++)
+            may_cuda |= val(f, v->args[i])->roles & ROLE_CUDA;
+        set(v, in, (roles == ~0u ? 0 : roles) | may_cuda);
         v->cls = cls == UINT32_MAX ? 0 : cls;
         v->origin = origin == UINT32_MAX ? 0 : origin;
         v->ctor = ctor == UINT32_MAX ? 0 : ctor;

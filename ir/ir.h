@@ -72,7 +72,7 @@ enum {
     ROLE_LOSS_FN = 1 << 10,   /* a loss module instance: nn.CrossEntropyLoss() */
     ROLE_SCHEDULER = 1 << 11,
     ROLE_PYNUM = 1 << 12,     /* a Python number: float(), .item() */
-    ROLE_CUDA = 1 << 13,      /* a CUDA device or a tensor moved to one */
+    ROLE_CUDA = 1 << 13,      /* may be a CUDA device or a tensor moved to one (a may-fact) */
     ROLE_PARAM = 1 << 14,     /* a model's parameters (leaves: keeping them costs nothing) */
     ROLE_MODE_DEP = 1 << 15,  /* a module that behaves differently in eval mode (or may) */
 };

@@ -343,7 +343,11 @@ static bool is_local(const Lowerer *L, uint32_t name)
     for (int i = fs->ncomp - 1; i >= 0; i--)
         if (name_set_has(&fs->comp_vars[i], name))
             return true;
-    return fs->fn == 0 || name_set_has(&fs->assigned, name);
+    /* At module level too, a name bound nowhere in the module is a builtin or
+     * comes from a star import: reading it as a variable would meet an
+     * incomplete phi inside a loop, and the phi would lose the name's
+     * qualification when it collapses after sealing. */
+    return name_set_has(&fs->assigned, name);
 }
 
 static ValueId load_name(Lowerer *L, uint32_t name, uint32_t node)

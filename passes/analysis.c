@@ -183,6 +183,7 @@ static void detect_cuda(Analysis *an)
 
 static void compute_loop_effects(Analysis *an);
 static void compute_callers(Analysis *an);
+static void compute_context(Analysis *an);
 ValueId an_stepped_optimizer(const Analysis *an, const IrFunction *f, const IrValue *v);
 
 void analysis_init(Analysis *an, Syntax *S, const Ir *ir)
@@ -208,6 +209,7 @@ void analysis_init(Analysis *an, Syntax *S, const Ir *ir)
     compute_effects(an);
     compute_loop_effects(an);
     compute_callers(an);
+    compute_context(an);
     detect_cuda(an);
 }
 
@@ -315,32 +317,91 @@ bool an_reaches_return(const Analysis *an, const IrFunction *f, ValueId from)
 
 extern int ir_callee_function(const Ir *ir, const IrFunction *f, ValueId callee);
 
+static bool has_prefix(const Analysis *an, uint32_t id, const char *p)
+{
+    uint32_t len;
+    const char *s = intern_str(&an->S->names, id, &len);
+    size_t n = strlen(p);
+    return id && len >= n && memcmp(s, p, n) == 0;
+}
+
+static bool has_suffix(const Analysis *an, uint32_t id, const char *p)
+{
+    uint32_t len;
+    const char *s = intern_str(&an->S->names, id, &len);
+    size_t n = strlen(p);
+    return id && len >= n && memcmp(s + len - n, p, n) == 0;
+}
+
+/* forward, _forward, __call__ and forward_* (timm's forward_features,
+ * forward_head, forward_intermediates) run inside whoever calls the model. */
 static bool is_forward_name(const Analysis *an, uint32_t name)
 {
     return an_qual_is(an, name, "forward") || an_qual_is(an, name, "__call__") ||
-           an_qual_is(an, name, "_forward");
+           an_qual_is(an, name, "_forward") || has_prefix(an, name, "forward_");
 }
 
-/* forward (and the methods it calls) of an nn.Module: it computes with
- * graphs on purpose; a `fit` or `predict` method of the same class is not. */
-bool an_is_module_method(const Analysis *an, const IrFunction *f)
+static bool is_test_class(const Analysis *an, const IrClass *c)
 {
-    if (f->class_index < 0 || !an->ir->classes.v[f->class_index].is_module)
-        return false;
-    if (is_forward_name(an, f->name))
-        return true;
-    const IrClass *c = &an->ir->classes.v[f->class_index];
-    int self = (int)(f - an->ir->funcs.v);
-    for (uint32_t m = 0; m < c->methods.n; m++) {
-        const IrFunction *g = &an->ir->funcs.v[c->methods.v[m]];
-        if (!is_forward_name(an, g->name))
-            continue;
-        for (uint32_t i = 1; i < g->values.n; i++)
-            if (g->values.v[i].op == IR_CALL &&
-                ir_callee_function(an->ir, g, g->values.v[i].args[0]) == self)
-                return true;
-    }
+    for (uint32_t i = 0; i < c->bases.n; i++)
+        if (has_suffix(an, c->bases.v[i], "TestCase"))
+            return true;
     return false;
+}
+
+static CodeContext own_context(const Analysis *an, const IrFunction *f)
+{
+    if (f->kind != SCOPE_FUNCTION)
+        return CTX_OTHER;
+    const IrClass *c = f->class_index >= 0 ? &an->ir->classes.v[f->class_index] : NULL;
+    if (c && c->is_module && is_forward_name(an, f->name))
+        return CTX_MODEL;
+    /* pytest collects test_* functions; one the script calls itself
+     * (`print(test_model(clf, loader))`) is its evaluation code */
+    bool called = an->ncalls[f - an->ir->funcs.v] > 0;
+    if ((has_prefix(an, f->name, "test_") && !called) || (c && is_test_class(an, c)))
+        return CTX_TEST;
+    return CTX_OTHER;
+}
+
+/* Model code is what a forward reaches through in-file calls; a function
+ * nested in model or test code shares its context. Seeds by name, then a
+ * worklist over the call graph: each function enters the list once. */
+static void compute_context(Analysis *an)
+{
+    const Ir *ir = an->ir;
+    uint32_t n = ir->funcs.n;
+    an->context = arena_zalloc(an->S->arena, (n + 1) * sizeof *an->context);
+    int *work = arena_alloc(an->S->arena, (n + 1) * sizeof *work);
+    uint32_t nwork = 0;
+    for (uint32_t fi = 0; fi < n; fi++) {
+        an->context[fi] = (uint8_t)own_context(an, &ir->funcs.v[fi]);
+        if (an->context[fi] == CTX_MODEL)
+            work[nwork++] = (int)fi;
+    }
+    while (nwork) {
+        const IrFunction *g = &ir->funcs.v[work[--nwork]];
+        for (uint32_t i = 1; i < g->values.n; i++) {
+            const IrValue *v = &g->values.v[i];
+            int callee = v->op == IR_CALL && v->nargs ? ir_callee_function(ir, g, v->args[0]) : -1;
+            if (callee > 0 && an->context[callee] == CTX_OTHER) {
+                an->context[callee] = CTX_MODEL;
+                work[nwork++] = callee;
+            }
+        }
+    }
+    for (uint32_t fi = 1; fi < n; fi++) {   /* nested scopes, outermost first */
+        int p = ir->funcs.v[fi].parent;
+        for (int guard = 0; p > 0 && an->context[fi] == CTX_OTHER && guard < 256; guard++) {
+            an->context[fi] = an->context[p];
+            p = ir->funcs.v[p].parent;
+        }
+    }
+}
+
+CodeContext an_context(const Analysis *an, const IrFunction *f)
+{
+    return (CodeContext)an->context[f - an->ir->funcs.v];
 }
 
 bool an_reaches_backward(const Analysis *an, const IrFunction *f, ValueId from)

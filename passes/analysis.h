@@ -14,6 +14,14 @@ enum {
     EFF_MODEL_CALL = 64,  /* runs a model forward */
 };
 
+/* How a function is reached: model code runs under its caller's grad mode and
+ * mode; unit tests are neither training nor evaluation. */
+typedef enum CodeContext {
+    CTX_OTHER = 0,  /* training, evaluation or library code: the rules decide */
+    CTX_MODEL,      /* forward / forward_* of an nn.Module and what they call */
+    CTX_TEST,       /* test_* functions and methods, unittest.TestCase methods */
+} CodeContext;
+
 typedef struct Analysis {
     Syntax *S;
     const Ir *ir;
@@ -21,6 +29,7 @@ typedef struct Analysis {
     uint32_t **loop_effects;  /* per function, per loop header block */
     uint8_t *called_with_grad;/* per function: some in-file call runs with grad enabled */
     uint32_t *ncalls;         /* per function: in-file call sites */
+    uint8_t *context;         /* per function: a CodeContext */
     uint32_t *parents;        /* CST node -> parent node (UINT32_MAX for the root) */
     bool uses_cuda;           /* the script moves work to a CUDA device */
     bool non_blocking;        /* some .to(..., non_blocking=True) */
@@ -31,6 +40,9 @@ typedef struct Analysis {
 } Analysis;
 
 void analysis_init(Analysis *an, Syntax *S, const Ir *ir);
+
+/* The code context of a function (see CodeContext). */
+CodeContext an_context(const Analysis *an, const IrFunction *f);
 
 /* If v is `recv.<method>(...)`, returns true and the receiver. */
 bool an_method_call(const IrFunction *f, const IrValue *v, uint32_t method, ValueId *recv);
@@ -51,9 +63,6 @@ bool an_reaches_backward(const Analysis *an, const IrFunction *f, ValueId from);
 ValueId an_stepped_optimizer(const Analysis *an, const IrFunction *f, const IrValue *v);
 /* Does a value derived from `from` reach one of the function's returns? */
 bool an_reaches_return(const Analysis *an, const IrFunction *f, ValueId from);
-/* Is f a method of an nn.Module class (forward and its helpers compute with
- * graphs on purpose)? */
-bool an_is_module_method(const Analysis *an, const IrFunction *f);
 /* The k-th positional argument node of a CALL node, or the call node itself. */
 uint32_t an_call_arg_node(const Syntax *S, uint32_t call, uint32_t k);
 /* A CONST node's token kind / text helpers. */

@@ -199,7 +199,7 @@ void rule_tg001(RuleCtx *c)
 {
     for (uint32_t fi = 0; fi < c->ir->funcs.n; fi++) {
         const IrFunction *f = &c->ir->funcs.v[fi];
-        if (an_is_module_method(c->an, f))
+        if (an_context(c->an, f) == CTX_MODEL)
             continue;   /* a forward keeps graphs on purpose */
         for (uint32_t i = 1; i < f->values.n; i++) {
             if (!f->blocks.v[f->values.v[i].block].loop_header)

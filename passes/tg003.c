@@ -32,13 +32,6 @@ static bool in_region_after_eval(const char *region)
     return strcmp(region, "after model.eval()") == 0;   /* no clear block to wrap */
 }
 
-static bool is_unit_test_name(const Syntax *S, uint32_t name)
-{
-    uint32_t len;
-    const char *s = intern_str(&S->names, name, &len);
-    return starts_with(s, len, "test_");
-}
-
 extern int ir_callee_function(const Ir *ir, const IrFunction *f, ValueId callee);
 
 /* Is every in-file call of function fi made with grad disabled? */
@@ -161,17 +154,62 @@ static bool iterates_data(const Analysis *an, const IrFunction *f, BlockId h)
     return false;
 }
 
-/* Is a backward() (or autograd.grad) reachable after value i: later in the
- * function, or anywhere in a loop around it (the next iteration)? */
-static bool backward_after(const Analysis *an, const IrFunction *f, ValueId i)
+/* The region of an eval() ends where the model is put back in train mode:
+ * model.train(), or a call whose callee does it (a train_one_epoch helper). */
+static bool ends_region(const Analysis *an, const IrFunction *f, ValueId k)
 {
-    for (BlockId h = f->blocks.v[f->values.v[i].block].loop_header; h;
-         h = f->blocks.v[h].loop_parent)
-        if (an_loop_effects(an, f, h) & (EFF_BACKWARD | EFF_AUTOGRAD))
-            return true;
-    for (ValueId k = i + 1; k < f->values.n; k++)
+    ValueId r;
+    return an_method_call(f, &f->values.v[k], an->n_train, &r) ||
+           (an_value_effects(an, f, k) & EFF_TRAIN);
+}
+
+enum { SCAN_GO_ON, SCAN_REGION_ENDS, SCAN_BACKWARD };
+
+static int scan_block(const Analysis *an, const IrFunction *f, BlockId b, uint32_t from)
+{
+    const IrBlock *blk = &f->blocks.v[b];
+    for (uint32_t p = from; p < blk->values.n; p++) {
+        ValueId k = blk->values.v[p];
+        if (ends_region(an, f, k))
+            return SCAN_REGION_ENDS;
         if (an_value_effects(an, f, k) & (EFF_BACKWARD | EFF_AUTOGRAD))
+            return SCAN_BACKWARD;
+    }
+    return SCAN_GO_ON;
+}
+
+/* Does the region that starts at the eval() call `at` reach a backward() (or
+ * autograd.grad) along the control flow, the next iteration of a loop
+ * included, before it ends? Adversarial and attribution code does; the
+ * backward() of the next epoch, after model.train(), does not count. */
+static bool region_reaches_backward(RuleCtx *c, const IrFunction *f, ValueId at)
+{
+    const Analysis *an = c->an;
+    BlockId b0 = f->values.v[at].block;
+    const IrBlock *blk = &f->blocks.v[b0];
+    uint32_t pos = 0;
+    while (pos < blk->values.n && blk->values.v[pos] != at)
+        pos++;
+    int r = scan_block(an, f, b0, pos + 1);
+    if (r != SCAN_GO_ON)
+        return r == SCAN_BACKWARD;
+    uint8_t *seen = arena_zalloc(c->A, f->blocks.n + 1);
+    BlockId *stack = arena_alloc(c->A, (f->blocks.n + 1) * sizeof *stack);
+    uint32_t n = 0;
+    for (uint32_t s = 0; s < blk->succs.n; s++)
+        stack[n++] = blk->succs.v[s], seen[blk->succs.v[s]] = 1;
+    while (n) {
+        BlockId b = stack[--n];
+        r = scan_block(an, f, b, 0);
+        if (r == SCAN_BACKWARD)
             return true;
+        if (r == SCAN_REGION_ENDS)
+            continue;
+        const IrBlock *x = &f->blocks.v[b];
+        for (uint32_t s = 0; s < x->succs.n; s++)
+            if (!seen[x->succs.v[s]])
+                seen[x->succs.v[s]] = 1, stack[n++] = x->succs.v[s];
+    }
     return false;
 }
 
@@ -183,41 +221,60 @@ static bool model_call(const Analysis *an, const IrFunction *f, ValueId i)
            (f->values.v[v->args[0]].roles & ROLE_MODEL);
 }
 
+/* Which regions of one function were reported: the function as a whole, the
+ * current eval() region, each loop (by header block). */
+typedef struct Regions {
+    bool function, eval_region;
+    uint8_t *loops;
+} Regions;
+
+static void check_function(RuleCtx *c, const IrFunction *f, uint32_t fe)
+{
+    const Analysis *an = c->an;
+    bool trains = fe & (EFF_BACKWARD | EFF_AUTOGRAD);
+    bool named = !trains && f->kind == SCOPE_FUNCTION && evaluation_name(c->S, f->name);
+    bool eval_mode = false, region_trains = false;
+    Regions done = {false, false, arena_zalloc(c->A, f->blocks.n + 1)};
+    for (uint32_t i = 1; i < f->values.n && !done.function; i++) {
+        const IrValue *v = &f->values.v[i];
+        ValueId r;
+        if (an_method_call(f, v, an->n_eval, &r) && (f->values.v[r].roles & ROLE_MODEL)) {
+            eval_mode = true;
+            region_trains = region_reaches_backward(c, f, i);
+            done.eval_region = false;
+        } else if (an_method_call(f, v, an->n_train, &r)) {
+            eval_mode = false;
+        }
+        if (!model_call(an, f, i))
+            continue;
+        BlockId h = f->blocks.v[v->block].loop_header;
+        bool eval_loop = h && !done.loops[h] && iterates_data(an, f, h) &&
+                         !(an_loop_effects(an, f, h) & (EFF_BACKWARD | EFF_AUTOGRAD));
+        bool eval_region = eval_mode && !region_trains && !done.eval_region;
+        if (!named && !eval_region && !eval_loop)
+            continue;
+        report(c, f, v,
+               named ? "in an evaluation function"
+               : eval_region ? "after model.eval()" : "in a loop that never calls backward()",
+               named);
+        /* one finding per region: its fix covers the region */
+        done.function = named;
+        done.eval_region |= eval_region;
+        if (h)
+            done.loops[h] = 1;
+    }
+}
+
 void rule_tg003(RuleCtx *c)
 {
     const Analysis *an = c->an;
     for (uint32_t fi = 0; fi < c->ir->funcs.n; fi++) {
         const IrFunction *f = &c->ir->funcs.v[fi];
-        uint32_t fe = an->effects[fi];
-        if (f->entry_grad == GRAD_DISABLED || callers_hold_no_grad(c, (int)fi) ||
-            an_is_module_method(an, f))
-            continue;   /* a forward calls its submodules */
-        bool trains = fe & (EFF_BACKWARD | EFF_AUTOGRAD);
-        /* test_* methods of a class are unit tests (unittest), not evaluation */
-        bool named = !trains && f->kind == SCOPE_FUNCTION && evaluation_name(c->S, f->name) &&
-                     !(f->class_index >= 0 && is_unit_test_name(c->S, f->name));
-        bool eval_mode = false;
-        for (uint32_t i = 1; i < f->values.n; i++) {
-            const IrValue *v = &f->values.v[i];
-            ValueId r;
-            if (an_method_call(f, v, an->n_eval, &r) && (f->values.v[r].roles & ROLE_MODEL))
-                eval_mode = true;
-            else if (an_method_call(f, v, an->n_train, &r))
-                eval_mode = false;
-            if (!model_call(an, f, i))
-                continue;
-            BlockId h = f->blocks.v[v->block].loop_header;
-            bool eval_loop = h && iterates_data(an, f, h) &&
-                             !(an_loop_effects(an, f, h) & (EFF_BACKWARD | EFF_AUTOGRAD));
-            /* after model.eval(): a region, unless a backward() follows in it */
-            bool eval_region = eval_mode && !backward_after(an, f, i);
-            if (named || eval_region || eval_loop) {
-                report(c, f, v,
-                       named ? "in an evaluation function"
-                       : eval_region ? "after model.eval()" : "in a loop that never calls backward()",
-                       named);
-                break;   /* one finding per function: the fix covers the region */
-            }
-        }
+        if (f->entry_grad == GRAD_DISABLED || callers_hold_no_grad(c, (int)fi))
+            continue;
+        /* model code runs under its caller's grad mode; unit tests evaluate nothing */
+        if (an_context(an, f) != CTX_OTHER)
+            continue;
+        check_function(c, f, an->effects[fi]);
     }
 }

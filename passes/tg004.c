@@ -13,6 +13,84 @@ static ValueId kwarg(const IrValue *v, uint32_t name)
     return 0;
 }
 
+/* Is the constant a string literal with exactly this text? */
+static bool string_is(const Syntax *S, const IrFunction *f, ValueId v, const char *text)
+{
+    const IrValue *x = &f->values.v[v];
+    if (x->op != IR_CONST || !x->node)
+        return false;
+    const Token *t = &S->toks.v[S->nodes[x->node].first_tok];
+    size_t n = strlen(text);
+    const char *p = S->src + t->start;
+    return t->kind == T_STRING && t->len == n + 2 && (p[0] == '"' || p[0] == '\'') &&
+           memcmp(p + 1, text, n) == 0;
+}
+
+enum { SPLAT_SILENT = -1 };
+
+/* The num_workers a `{...}` literal or `dict(...)` call sets (0 if it sets
+ * none), or SPLAT_SILENT when pfc cannot read the whole mapping. */
+static int64_t workers_in_mapping(RuleCtx *c, const IrFunction *f, ValueId m)
+{
+    const IrValue *x = &f->values.v[m];
+    const Syntax *S = c->S;
+    if (x->op == IR_BUILD && x->node && S->nodes[x->node].kind == N_DICT) {
+        for (uint32_t i = 0; i < x->nargs; i++) {
+            const IrValue *item = &f->values.v[x->args[i]];
+            if (item->op != IR_BUILD || item->nargs != 2 || !item->node ||
+                S->nodes[item->node].kind != N_DICT_ITEM)
+                return SPLAT_SILENT;   /* {**other}: not readable */
+            if (string_is(S, f, item->args[0], "num_workers"))
+                return item->args[1];
+            if (f->values.v[item->args[0]].op != IR_CONST)
+                return SPLAT_SILENT;   /* a computed key may be num_workers */
+        }
+        return 0;
+    }
+    if (x->op == IR_CALL && x->nargs &&
+        an_qual_is(c->an, f->values.v[x->args[0]].qual, "builtins.dict")) {
+        for (uint32_t i = 1; i < x->nargs; i++)
+            if (!x->kwnames || !x->kwnames[i])
+                return SPLAT_SILENT;   /* dict(other) or dict(**other) */
+        ValueId w = kwarg(x, c->an->n_num_workers);
+        return w;
+    }
+    return SPLAT_SILENT;
+}
+
+/* num_workers as the call sets it: the keyword, the sixth positional
+ * argument, or an entry of a `**mapping` that pfc can read. 0 when the call
+ * leaves the default; SPLAT_SILENT when `*args` or an unreadable `**kwargs`
+ * may set it. */
+static int64_t workers_argument(RuleCtx *c, const IrFunction *f, const IrValue *v)
+{
+    ValueId w = kwarg(v, c->an->n_num_workers);
+    if (w)
+        return w;
+    const Node *args = node_kid(c->S, &c->S->nodes[v->node], 1);
+    if (!args || args->kind != N_ARGUMENTS)
+        return 0;
+    uint32_t i = 1, positional = 0;
+    int64_t found = 0;
+    FOR_EACH_KID(args, a) {
+        NodeKind k = c->S->nodes[a].kind;
+        if (i >= v->nargs)
+            break;
+        if (k == N_STARRED)
+            return SPLAT_SILENT;
+        if (k == N_DOUBLE_STARRED) {
+            int64_t m = workers_in_mapping(c, f, v->args[i]);
+            if (m == SPLAT_SILENT)
+                return SPLAT_SILENT;
+            found = found ? found : m;
+        } else if (k != N_KEYWORD && ++positional == 6) {
+            found = v->args[i];   /* DataLoader(ds, bs, shuffle, sampler, batch_sampler, workers) */
+        }
+        i++;
+    }
+    return found;
+}
+
 /* Is the loader with this origin iterated by a loop that reaches backward()? */
 static bool feeds_training(const Analysis *an, uint32_t origin)
 {
@@ -145,7 +223,10 @@ void rule_tg004(RuleCtx *c)
             if (v->op != IR_CALL || !(v->roles & ROLE_LOADER) || !v->origin ||
                 !an_qual_is(an, f->values.v[v->args[0]].qual, "torch.utils.data.DataLoader"))
                 continue;
-            ValueId workers = kwarg(v, an->n_num_workers);
+            int64_t w = workers_argument(c, f, v);
+            if (w == SPLAT_SILENT)
+                continue;   /* `**loader_kw` pfc cannot read may set num_workers */
+            ValueId workers = (ValueId)w;
             if (workers && !an_is_const_zero(an, f, workers))
                 continue;
             if (dataset_on_device(f, v) || !feeds_training(an, v->origin))
