@@ -14,6 +14,10 @@ typedef struct Facts {
     const Ir *ir;
     const Syntax *S;
     bool changed;
+    /* false while the first fixpoint runs: a parameter no call has reached
+     * yet is BOTTOM (unknown so far), not MAYBE, so that the order in which
+     * functions are defined cannot fix it at the lattice top */
+    bool outside_calls;
     uint32_t cur_fn;
     /* per function: join of argument facts per parameter position */
     struct ParamFacts { uint8_t attach; uint32_t roles, cls, origin, ctor; bool called; } **params;
@@ -364,26 +368,46 @@ static void facts_of_method_call(Facts *F, const IrFunction *f, IrValue *v, cons
     set(v, a, roles);
 }
 
-static void facts_of_call(Facts *F, const IrFunction *f, IrValue *v)
+static bool constructs_in_file_class(const IrValue *callee)
+{
+    return callee->op == IR_CLASS || (callee->op == IR_GLOBAL && callee->cls && !callee->qual);
+}
+
+/* The arguments a call passes to an in-file function or constructor, also
+ * while the call's own result waits for its other operands. */
+static void record_in_file_call(Facts *F, const IrFunction *f, const IrValue *v)
 {
     const IrValue *callee = val(f, v->args[0]);
-    int fi = ir_callee_function(F->ir, f, v->args[0]);
-    if (callee->op == IR_CLASS || (callee->op == IR_GLOBAL && callee->cls && !callee->qual)) {
+    if (constructs_in_file_class(callee)) {
         uint32_t c = callee->op == IR_CLASS ? callee->index + 1 : callee->cls;
-        const IrClass *k = &F->ir->classes.v[c - 1];
-        set(v, ATT_DETACHED, k->is_module ? ROLE_MODEL | ROLE_MODE_DEP : 0);
-        v->cls = c;
         int init = method_of(F->ir, c, intern((Interner *)&F->S->names, "__init__", 8));
         if (init >= 0)
             note_call(F, f, v, init, 1);   /* Trainer(model, opt): self.model is a model */
         return;
     }
+    int fi = ir_callee_function(F->ir, f, v->args[0]);
+    if (fi >= 0)
+        note_call(F, f, v, fi, callee->op == IR_ATTR || callee->cls ? 1 : 0);
+}
+
+static void facts_of_call(Facts *F, const IrFunction *f, IrValue *v)
+{
+    const IrValue *callee = val(f, v->args[0]);
+    int fi = ir_callee_function(F->ir, f, v->args[0]);
+    record_in_file_call(F, f, v);
+    if (constructs_in_file_class(callee)) {
+        uint32_t c = callee->op == IR_CLASS ? callee->index + 1 : callee->cls;
+        const IrClass *k = &F->ir->classes.v[c - 1];
+        set(v, ATT_DETACHED, k->is_module ? ROLE_MODEL | ROLE_MODE_DEP : 0);
+        v->cls = c;
+        return;
+    }
     if (fi >= 0) {
-        bool method = callee->op == IR_ATTR || callee->cls;
-        note_call(F, f, v, fi, method ? 1 : 0);
         Attach a;
         uint32_t roles, cls;
         join_returns(F->ir, fi, &a, &roles, &cls);
+        if (a == ATT_BOTTOM && !F->outside_calls && !(callee->roles & ROLE_MODEL))
+            return;   /* the callee's returns are not known yet */
         if (callee->roles & ROLE_MODEL || callee->cls)
             a = attach_any(a, ATT_ATTACHED);   /* a model's output carries its graph */
         set(v, a == ATT_BOTTOM ? ATT_MAYBE : a, roles & ~ROLE_MODEL);
@@ -500,7 +524,9 @@ static void facts_of_param(Facts *F, int fi, IrValue *v)
             break;
     const struct ParamFacts *pf = slot < g->params.n ? &F->params[fi][slot] : NULL;
     if (!pf || !pf->called) {
-        set(v, ATT_MAYBE, 0);   /* called from outside the file, or not at all */
+        /* called from outside the file, or not at all: known only once every
+         * in-file call has been seen */
+        set(v, F->outside_calls ? ATT_MAYBE : ATT_BOTTOM, 0);
         return;
     }
     set(v, (Attach)pf->attach, pf->roles);
@@ -597,6 +623,20 @@ static void transfer(Facts *F, int fi, IrFunction *f, IrValue *v)
         v->attach = ATT_DETACHED;
 }
 
+/* While the in-file calls are followed, a value computed from an operand
+ * still at BOTTOM (a parameter no call has reached, a callee not evaluated
+ * yet) waits: computing it now would guess MAYBE, the lattice top, and the
+ * guess would stick. Phis and boolean operators join what is known. */
+static bool waits_for_operands(const Facts *F, const IrFunction *f, const IrValue *v)
+{
+    if (F->outside_calls || v->op == IR_PHI || v->op == IR_BOOLOP)
+        return false;
+    for (uint32_t i = 0; i < v->nargs; i++)
+        if (val(f, v->args[i])->attach == ATT_BOTTOM)
+            return true;
+    return false;
+}
+
 static void run_function(Facts *F, int fi)
 {
     IrFunction *f = &F->ir->funcs.v[fi];
@@ -608,6 +648,11 @@ static void run_function(Facts *F, int fi)
             if (v->op == IR_PHI && v->index)
                 continue;   /* forwarded */
             IrValue old = *v;
+            if (waits_for_operands(F, f, v)) {
+                if (v->op == IR_CALL && val(f, v->args[0])->attach != ATT_BOTTOM)
+                    record_in_file_call(F, f, v);
+                continue;
+            }
             transfer(F, fi, f, v);
             /* attachment only moves up its lattice; roles are recomputed (the
              * round limit in ir_compute_facts bounds any oscillation) */
@@ -642,20 +687,29 @@ static void pin_backward_receivers(Ir *ir)
     }
 }
 
+static void run_to_fixpoint(Facts *F)
+{
+    for (int round = 0; round < 50; round++) {
+        F->changed = false;
+        for (uint32_t i = 0; i < F->ir->funcs.n; i++)
+            run_function(F, (int)i);
+        if (!F->changed)
+            break;
+    }
+}
+
 void ir_compute_facts(Ir *ir)
 {
     pin_backward_receivers(ir);
-    Facts F = {ir, ir->syn, false, 0, NULL, NULL};
+    Facts F = {ir, ir->syn, false, false, 0, NULL, NULL};
     index_self_stores(&F);
     F.params = arena_zalloc(ir->syn->arena, (ir->funcs.n + 1) * sizeof *F.params);
     for (uint32_t i = 0; i < ir->funcs.n; i++)
         F.params[i] = arena_zalloc(ir->syn->arena,
                                    (ir->funcs.v[i].params.n + 1) * sizeof **F.params);
-    for (int round = 0; round < 50; round++) {
-        F.changed = false;
-        for (uint32_t i = 0; i < ir->funcs.n; i++)
-            run_function(&F, (int)i);
-        if (!F.changed)
-            break;
-    }
+    /* two fixpoints: the in-file calls first, then what the remaining
+     * parameters (reached from outside the file) make of the rest */
+    run_to_fixpoint(&F);
+    F.outside_calls = true;
+    run_to_fixpoint(&F);
 }

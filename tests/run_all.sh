@@ -35,7 +35,18 @@ for t in "$BUILD"/tests/test_*; do
     failed=$((failed + n_fail))
 done
 
-for suite in run_golden.sh robustness.sh inputs.sh fix_corpus.sh sarif.sh estimator.sh corpus.sh; do
+# one suite per line, so that branches adding suites merge cleanly
+SUITES="
+run_golden.sh
+order.sh
+robustness.sh
+inputs.sh
+fix_corpus.sh
+sarif.sh
+estimator.sh
+corpus.sh
+"
+for suite in $SUITES; do
     [ -x "tests/$suite" ] || continue
     echo "== $suite"
     out=$(tests/$suite 2>&1)
