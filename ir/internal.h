@@ -6,8 +6,13 @@
 
 enum { MAX_LOOP_DEPTH = 64, MAX_COMP_DEPTH = 16 };
 
-/* A small set of interned names (sorted array: scopes assign few names). */
-typedef struct NameSet { ARENA_VEC(uint32_t) v; } NameSet;
+/* A set of interned names: `v` in insertion order, and past a few names an
+ * open-addressing index, so that a scope binding a million names stays linear. */
+typedef struct NameSet {
+    ARENA_VEC(uint32_t) v;
+    uint32_t *slots;    /* 0 = empty; NULL while the set is small */
+    uint32_t mask;
+} NameSet;
 bool name_set_has(const NameSet *s, uint32_t name);
 void name_set_add(Arena *a, NameSet *s, uint32_t name);
 

@@ -343,7 +343,10 @@ static bool is_local(const Lowerer *L, uint32_t name)
     for (int i = fs->ncomp - 1; i >= 0; i--)
         if (name_set_has(&fs->comp_vars[i], name))
             return true;
-    return fs->fn == 0 || name_set_has(&fs->assigned, name);
+    /* At module level a name no statement binds is a builtin or comes from a
+     * star import: looking it up through the blocks would walk every block
+     * above (an elif chain of a million names), and find nothing. */
+    return name_set_has(&fs->assigned, name) || (fs->fn == 0 && name_set_has(&fs->rebound, name));
 }
 
 static ValueId load_name(Lowerer *L, uint32_t name, uint32_t node)

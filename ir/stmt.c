@@ -4,33 +4,56 @@
 
 /* ---- name sets -------------------------------------------------------------------------- */
 
-static int find_pos(const NameSet *s, uint32_t name)
+enum { NAME_SET_SMALL = 8 };
+
+static uint32_t name_slot(uint32_t name, uint32_t mask)
 {
-    int lo = 0, hi = (int)s->v.n;
-    while (lo < hi) {
-        int mid = (lo + hi) / 2;
-        if (s->v.v[mid] < name)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return (uint32_t)((name * 0x9E3779B1u) >> 7) & mask;
+}
+
+static void name_set_index(NameSet *s, uint32_t name)
+{
+    uint32_t i = name_slot(name, s->mask);
+    while (s->slots[i])
+        i = (i + 1) & s->mask;
+    s->slots[i] = name;
+}
+
+/* Keeps the index at most half full. */
+static void name_set_reindex(Arena *a, NameSet *s)
+{
+    uint32_t size = 32;
+    while (size < s->v.n * 2 + 2)
+        size *= 2;
+    s->slots = arena_zalloc(a, size * sizeof *s->slots);
+    s->mask = size - 1;
+    for (uint32_t k = 0; k < s->v.n; k++)
+        name_set_index(s, s->v.v[k]);
 }
 
 bool name_set_has(const NameSet *s, uint32_t name)
 {
-    int i = find_pos(s, name);
-    return i < (int)s->v.n && s->v.v[i] == name;
+    if (!s->slots) {
+        for (uint32_t k = 0; k < s->v.n; k++)
+            if (s->v.v[k] == name)
+                return true;
+        return false;
+    }
+    for (uint32_t i = name_slot(name, s->mask); s->slots[i]; i = (i + 1) & s->mask)
+        if (s->slots[i] == name)
+            return true;
+    return false;
 }
 
 void name_set_add(Arena *a, NameSet *s, uint32_t name)
 {
     if (!name || name_set_has(s, name))
         return;
-    int i = find_pos(s, name);
-    VEC_PUSH(a, s->v, 0);
-    memmove(s->v.v + i + 1, s->v.v + i, (s->v.n - 1 - (uint32_t)i) * sizeof(uint32_t));
-    s->v.v[i] = name;
+    VEC_PUSH(a, s->v, name);
+    if (s->slots && s->v.n * 2 <= s->mask + 1)
+        name_set_index(s, name);
+    else if (s->v.n > NAME_SET_SMALL)
+        name_set_reindex(a, s);
 }
 
 /* ---- which names a scope binds ------------------------------------------------------------ */
