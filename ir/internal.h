@@ -18,7 +18,10 @@ void name_set_add(Arena *a, NameSet *s, uint32_t name);
 
 typedef struct ImportEntry { uint32_t name, qual; } ImportEntry;
 typedef struct DefEntry { uint64_t var; BlockId block; ValueId value; } DefEntry;
-typedef struct IncompletePhi { BlockId block; uint64_t var; ValueId phi; } IncompletePhi;
+/* Incomplete phis of one block are chained (next: 1-based, 0 ends) so that
+ * sealing a block visits only its own. */
+typedef struct IncompletePhi { BlockId block; uint64_t var; ValueId phi; uint32_t next; } IncompletePhi;
+typedef struct PhiChain { uint32_t head, tail; } PhiChain;
 typedef struct LoopCtx { BlockId header, exit; uint32_t node; } LoopCtx;
 
 /* Lowering state of one function; nested defs get their own. */
@@ -30,6 +33,7 @@ typedef struct FnState {
     DefEntry *defs;
     uint32_t defs_mask, ndefs;
     ARENA_VEC(IncompletePhi) incomplete;
+    ARENA_VEC(PhiChain) incomplete_of;   /* by block */
     LoopCtx loops[MAX_LOOP_DEPTH];
     int nloops;
     NameSet assigned;    /* names bound anywhere in the scope: locals */

@@ -232,8 +232,7 @@ uint32_t scope_import_qual(Lowerer *L, uint32_t name)
 static void lower_import(Lowerer *L, uint32_t id)
 {
     const Node *n = syn_node(L->S, id);
-    for (uint32_t i = 0; i < node_nkids(L->S, n); i++) {
-        uint32_t aid = node_kid_id(L->S, syn_node(L->S, id), i);
+    FOR_EACH_KID(n, aid) {
         const Node *alias = syn_node(L->S, aid);
         const Node *dotted = node_kid(L->S, alias, 0);
         if (!dotted)
@@ -253,13 +252,12 @@ static void lower_import_from(Lowerer *L, uint32_t id)
     const Node *n = syn_node(L->S, id);
     uint32_t base = 0;
     bool relative = node_token(L->S, n, T_DOT) || node_token(L->S, n, T_ELLIPSIS);
-    for (uint32_t i = 0; i < node_nkids(L->S, n); i++) {
-        const Node *k = node_kid(L->S, syn_node(L->S, id), i);
+    FOR_EACH_KID(n, kid) {
+        const Node *k = syn_node(L->S, kid);
         if (k->kind == N_DOTTED_NAME && !base)
             base = relative ? 0 : dotted_qual(L, k, 0);
     }
-    for (uint32_t i = 0; i < node_nkids(L->S, syn_node(L->S, id)); i++) {
-        uint32_t aid = node_kid_id(L->S, syn_node(L->S, id), i);
+    FOR_EACH_KID(n, aid) {
         const Node *alias = syn_node(L->S, aid);
         if (alias->kind != N_IMPORT_ALIAS)
             continue;
@@ -286,11 +284,9 @@ static void lower_block(Lowerer *L, uint32_t id)
 static uint32_t kid_of_kind(const Syntax *S, uint32_t id, NodeKind k)
 {
     const Node *n = syn_node(S, id);
-    for (uint32_t i = 0; i < node_nkids(S, n); i++) {
-        uint32_t kid = node_kid_id(S, n, i);
+    FOR_EACH_KID(n, kid)
         if (syn_node(S, kid)->kind == k)
             return kid;
-    }
     return UINT32_MAX;
 }
 
@@ -306,13 +302,22 @@ static BlockId begin_sealed_block(Lowerer *L, BlockId from)
     return b;
 }
 
+/* The position in n->kids of the first node child at or after `from`. */
+static uint32_t next_kid_pos(const Node *n, uint32_t from)
+{
+    while (from < n->nkids && elem_is_token(n->kids[from]))
+        from++;
+    return from;
+}
+
 /* if test: BLOCK (elif test: BLOCK)* [else: BLOCK] -- ELIF nodes are children of IF */
 static void lower_if_chain(Lowerer *L, uint32_t id, uint32_t first_clause)
 {
     const Node *n = syn_node(L->S, id);
-    uint32_t nk = node_nkids(L->S, n);
     BlockId join = ir_new_block(L);
-    uint32_t i = first_clause;
+    uint32_t raw = next_kid_pos(n, 0);   /* position in kids[]: node_kid(i) is linear */
+    for (uint32_t k = 0; k < first_clause && raw < n->nkids; k++)
+        raw = next_kid_pos(n, raw + 1);
     uint32_t test = node_kid_id(L->S, n, 0), body = node_kid_id(L->S, n, 1);
     for (;;) {
         ir_lower_expr(L, test);
@@ -324,9 +329,10 @@ static void lower_if_chain(Lowerer *L, uint32_t id, uint32_t first_clause)
         ir_add_edge(L, cond, other);
         ir_seal(L, other);
         L->fs->cur = other;
-        if (i >= nk)
+        if (raw >= n->nkids)
             break;
-        const Node *c = node_kid(L->S, syn_node(L->S, id), i++);
+        const Node *c = syn_node(L->S, n->kids[raw]);
+        raw = next_kid_pos(n, raw + 1);
         if (c->kind == N_ELIF) {
             test = node_kid_id(L->S, c, 0);
             body = node_kid_id(L->S, c, 1);
@@ -532,11 +538,9 @@ static void lower_aug_assign(Lowerer *L, uint32_t id)
 
 static void lower_match(Lowerer *L, uint32_t id)
 {
-    uint32_t nk = node_nkids(L->S, syn_node(L->S, id));
     ir_lower_expr(L, node_kid_id(L->S, syn_node(L->S, id), 0));
     BlockId before = L->fs->cur, join = ir_new_block(L);
-    for (uint32_t i = 1; i < nk; i++) {
-        uint32_t cid = node_kid_id(L->S, syn_node(L->S, id), i);
+    FOR_EACH_KID(syn_node(L->S, id), cid) {
         if (syn_node(L->S, cid)->kind != N_CASE)
             continue;
         begin_sealed_block(L, before);
@@ -713,8 +717,7 @@ static void lower_defaults(Lowerer *L, uint32_t params)
 {
     if (params == UINT32_MAX)
         return;
-    for (uint32_t i = 0; i < node_nkids(L->S, syn_node(L->S, params)); i++) {
-        uint32_t pid = node_kid_id(L->S, syn_node(L->S, params), i);
+    FOR_EACH_KID(syn_node(L->S, params), pid) {
         const Node *p = syn_node(L->S, pid);
         if (node_token(L->S, p, T_EQUAL))
             ir_lower_expr(L, node_kid_id(L->S, p, node_nkids(L->S, p) - 1));
@@ -725,10 +728,9 @@ static void bind_params(Lowerer *L, uint32_t params)
 {
     if (params == UINT32_MAX)
         return;
-    for (uint32_t i = 0; i < node_nkids(L->S, syn_node(L->S, params)); i++) {
-        uint32_t pid = node_kid_id(L->S, syn_node(L->S, params), i);
-        add_param(L, tok_name_at(L->S, syn_node(L->S, pid), T_NAME), pid, i);
-    }
+    uint32_t i = 0;
+    FOR_EACH_KID(syn_node(L->S, params), pid)
+        add_param(L, tok_name_at(L->S, syn_node(L->S, pid), T_NAME), pid, i++);
 }
 
 static int lower_function_body(Lowerer *L, uint32_t id, uint32_t name, ScopeKind kind,
@@ -823,8 +825,7 @@ static void lower_class(Lowerer *L, uint32_t id)
     c.name = tok_name_at(L->S, syn_node(L->S, id), T_NAME);
     c.node = id;
     uint32_t args = kid_of_kind(L->S, id, N_ARGUMENTS);
-    for (uint32_t i = 0; args != UINT32_MAX && i < node_nkids(L->S, syn_node(L->S, args)); i++) {
-        uint32_t a = node_kid_id(L->S, syn_node(L->S, args), i);
+    if (args != UINT32_MAX) FOR_EACH_KID(syn_node(L->S, args), a) {
         if (syn_node(L->S, a)->kind == N_KEYWORD)
             continue;
         ValueId b = ir_lower_expr(L, a);
