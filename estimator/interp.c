@@ -573,8 +573,8 @@ AVal *run_method(Interp *in, AVal *self, const char *name, Args *a, bool *found)
 static bool class_has_decorator(Interp *in, int cls, const char *name)
 {
     const Node *n = syn_node(in->S, in->ir->classes.v[cls].node);
-    for (uint32_t i = 0; i < node_nkids(in->S, n); i++) {
-        const Node *d = node_kid(in->S, n, i);
+    FOR_EACH_KID(n, did) {
+        const Node *d = syn_node(in->S, did);
         if (d->kind != N_DECORATOR)
             continue;
         uint32_t e = node_kid_id(in->S, d, 0);
@@ -604,13 +604,13 @@ static void class_fields(Interp *in, int cls, void (*fn)(Interp *, void *, const
 {
     const Node *c = syn_node(in->S, in->ir->classes.v[cls].node);
     const Node *body = NULL;
-    for (uint32_t i = 0; i < node_nkids(in->S, c); i++)
-        if (node_kid(in->S, c, i)->kind == N_BLOCK)
-            body = node_kid(in->S, c, i);
-    for (uint32_t i = 0; body && i < node_nkids(in->S, body); i++) {
-        const Node *line = node_kid(in->S, body, i);
-        for (uint32_t j = 0; line->kind == N_SIMPLE_LINE && j < node_nkids(in->S, line); j++) {
-            const Node *st = node_kid(in->S, line, j);
+    FOR_EACH_KID(c, kid)
+        if (syn_node(in->S, kid)->kind == N_BLOCK)
+            body = syn_node(in->S, kid);
+    if (body) FOR_EACH_KID(body, lid) {
+        const Node *line = syn_node(in->S, lid);
+        if (line->kind == N_SIMPLE_LINE) FOR_EACH_KID(line, sid) {
+            const Node *st = syn_node(in->S, sid);
             if (st->kind != N_ASSIGN && st->kind != N_ANN_ASSIGN)
                 continue;
             const Node *target = node_kid(in->S, st, 0);
@@ -1189,8 +1189,8 @@ static void context_at(Interp *in, Frame *fr, uint32_t node, bool *autocast, DTy
         const Node *n = syn_node(in->S, p);
         if (n->kind != N_WITH)
             continue;
-        for (uint32_t k = 0; k < node_nkids(in->S, n); k++) {
-            const Node *item = node_kid(in->S, n, k);
+        FOR_EACH_KID(n, iid) {
+            const Node *item = syn_node(in->S, iid);
             if (item->kind != N_WITH_ITEM)
                 continue;
             ValueId ev = value_for_node(in, fr->fi, node_id(in->S, item));

@@ -6,14 +6,22 @@
 
 enum { MAX_LOOP_DEPTH = 64, MAX_COMP_DEPTH = 16 };
 
-/* A small set of interned names (sorted array: scopes assign few names). */
-typedef struct NameSet { ARENA_VEC(uint32_t) v; } NameSet;
+/* A set of interned names: `v` in insertion order, and past a few names an
+ * open-addressing index, so that a scope binding a million names stays linear. */
+typedef struct NameSet {
+    ARENA_VEC(uint32_t) v;
+    uint32_t *slots;    /* 0 = empty; NULL while the set is small */
+    uint32_t mask;
+} NameSet;
 bool name_set_has(const NameSet *s, uint32_t name);
 void name_set_add(Arena *a, NameSet *s, uint32_t name);
 
 typedef struct ImportEntry { uint32_t name, qual; } ImportEntry;
 typedef struct DefEntry { uint64_t var; BlockId block; ValueId value; } DefEntry;
-typedef struct IncompletePhi { BlockId block; uint64_t var; ValueId phi; } IncompletePhi;
+/* Incomplete phis of one block are chained (next: 1-based, 0 ends) so that
+ * sealing a block visits only its own. */
+typedef struct IncompletePhi { BlockId block; uint64_t var; ValueId phi; uint32_t next; } IncompletePhi;
+typedef struct PhiChain { uint32_t head, tail; } PhiChain;
 typedef struct LoopCtx { BlockId header, exit; uint32_t node; } LoopCtx;
 
 /* Lowering state of one function; nested defs get their own. */
@@ -25,6 +33,7 @@ typedef struct FnState {
     DefEntry *defs;
     uint32_t defs_mask, ndefs;
     ARENA_VEC(IncompletePhi) incomplete;
+    ARENA_VEC(PhiChain) incomplete_of;   /* by block */
     LoopCtx loops[MAX_LOOP_DEPTH];
     int nloops;
     NameSet assigned;    /* names bound anywhere in the scope: locals */

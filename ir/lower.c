@@ -232,14 +232,29 @@ static ValueId read_single_pred_chain(Lowerer *L, uint64_t var, BlockId b)
     return undef_var(L, var, b);
 }
 
+static void add_incomplete(Lowerer *L, BlockId b, uint64_t var, ValueId phi)
+{
+    FnState *fs = L->fs;
+    IncompletePhi ip = {b, var, phi, 0};
+    VEC_PUSH(L->A, fs->incomplete, ip);
+    PhiChain none = {0, 0};
+    while (fs->incomplete_of.n <= b)
+        VEC_PUSH(L->A, fs->incomplete_of, none);
+    PhiChain *c = &fs->incomplete_of.v[b];
+    if (c->tail)
+        fs->incomplete.v[c->tail - 1].next = fs->incomplete.n;
+    else
+        c->head = fs->incomplete.n;
+    c->tail = fs->incomplete.n;
+}
+
 static ValueId read_var_recursive(Lowerer *L, uint64_t var, BlockId b)
 {
     IrBlock *blk = &fn(L)->blocks.v[b];
     ValueId v;
     if (!blk->sealed) {
         v = new_phi(L, b, var);
-        IncompletePhi ip = {b, var, v};
-        VEC_PUSH(L->A, L->fs->incomplete, ip);
+        add_incomplete(L, b, var, v);
     } else if (blk->preds.n == 1) {
         v = read_single_pred_chain(L, var, b);
     } else if (blk->preds.n == 0) {
@@ -262,12 +277,13 @@ static ValueId read_var(Lowerer *L, uint64_t var, BlockId b)
 static void seal_block(Lowerer *L, BlockId b)
 {
     FnState *fs = L->fs;
-    for (uint32_t i = 0; i < fs->incomplete.n; i++) {
-        IncompletePhi ip = fs->incomplete.v[i];
-        if (ip.block == b && ip.var != UINT64_MAX) {
-            fs->incomplete.v[i].var = UINT64_MAX;
+    if (b < fs->incomplete_of.n) {
+        /* add_phi_operands may chain more phis of b: follow next live */
+        for (uint32_t i = fs->incomplete_of.v[b].head; i; i = fs->incomplete.v[i - 1].next) {
+            IncompletePhi ip = fs->incomplete.v[i - 1];
             add_phi_operands(L, ip.var, ip.phi);
         }
+        fs->incomplete_of.v[b].head = fs->incomplete_of.v[b].tail = 0;
     }
     fn(L)->blocks.v[b].sealed = true;
 }
@@ -343,11 +359,11 @@ static bool is_local(const Lowerer *L, uint32_t name)
     for (int i = fs->ncomp - 1; i >= 0; i--)
         if (name_set_has(&fs->comp_vars[i], name))
             return true;
-    /* At module level too, a name bound nowhere in the module is a builtin or
-     * comes from a star import: reading it as a variable would meet an
-     * incomplete phi inside a loop, and the phi would lose the name's
-     * qualification when it collapses after sealing. */
-    return name_set_has(&fs->assigned, name);
+    /* At module level too, a name no statement binds is a builtin or comes
+     * from a star import: read as a variable it would meet an incomplete phi
+     * inside a loop (and lose its qualification when the phi collapses), and
+     * the lookup would walk every block above (an elif chain). */
+    return name_set_has(&fs->assigned, name) || (fs->fn == 0 && name_set_has(&fs->rebound, name));
 }
 
 static ValueId load_name(Lowerer *L, uint32_t name, uint32_t node)
@@ -503,10 +519,8 @@ static ValueId lower_comprehension(Lowerer *L, uint32_t id)
     memset(vars, 0, sizeof *vars);
     fs->comp_tags[fs->ncomp] = ++L->comp_counter;
     fs->ncomp++;
-    uint32_t k = node_nkids(L->S, syn_node(L->S, id));
     ARENA_VEC(ValueId) parts = {0};
-    for (uint32_t i = 1; i < k; i++) {
-        uint32_t cid = node_kid_id(L->S, syn_node(L->S, id), i);
+    FOR_EACH_KID(syn_node(L->S, id), cid) {
         const Node *c = syn_node(L->S, cid);
         if (c->kind != N_COMP_FOR)
             continue;
@@ -514,9 +528,10 @@ static ValueId lower_comprehension(Lowerer *L, uint32_t id)
         ValueId it = lower_expr(L, node_kid_id(L->S, c, 1));
         bind_comprehension_targets(L, target, vars);
         ir_assign(L, target, emit1(L, IR_ITER_NEXT, cid, it));
-        for (uint32_t j = 2; j < node_nkids(L->S, syn_node(L->S, cid)); j++) {
-            const Node *cond = node_kid(L->S, syn_node(L->S, cid), j);
-            if (cond->kind == N_COMP_IF)
+        uint32_t j = 0;
+        FOR_EACH_KID(c, condid) {
+            const Node *cond = syn_node(L->S, condid);
+            if (j++ >= 2 && cond->kind == N_COMP_IF)
                 VEC_PUSH(L->A, parts, lower_expr(L, node_kid_id(L->S, cond, 0)));
         }
     }

@@ -4,33 +4,56 @@
 
 /* ---- name sets -------------------------------------------------------------------------- */
 
-static int find_pos(const NameSet *s, uint32_t name)
+enum { NAME_SET_SMALL = 8 };
+
+static uint32_t name_slot(uint32_t name, uint32_t mask)
 {
-    int lo = 0, hi = (int)s->v.n;
-    while (lo < hi) {
-        int mid = (lo + hi) / 2;
-        if (s->v.v[mid] < name)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return (uint32_t)((name * 0x9E3779B1u) >> 7) & mask;
+}
+
+static void name_set_index(NameSet *s, uint32_t name)
+{
+    uint32_t i = name_slot(name, s->mask);
+    while (s->slots[i])
+        i = (i + 1) & s->mask;
+    s->slots[i] = name;
+}
+
+/* Keeps the index at most half full. */
+static void name_set_reindex(Arena *a, NameSet *s)
+{
+    uint32_t size = 32;
+    while (size < s->v.n * 2 + 2)
+        size *= 2;
+    s->slots = arena_zalloc(a, size * sizeof *s->slots);
+    s->mask = size - 1;
+    for (uint32_t k = 0; k < s->v.n; k++)
+        name_set_index(s, s->v.v[k]);
 }
 
 bool name_set_has(const NameSet *s, uint32_t name)
 {
-    int i = find_pos(s, name);
-    return i < (int)s->v.n && s->v.v[i] == name;
+    if (!s->slots) {
+        for (uint32_t k = 0; k < s->v.n; k++)
+            if (s->v.v[k] == name)
+                return true;
+        return false;
+    }
+    for (uint32_t i = name_slot(name, s->mask); s->slots[i]; i = (i + 1) & s->mask)
+        if (s->slots[i] == name)
+            return true;
+    return false;
 }
 
 void name_set_add(Arena *a, NameSet *s, uint32_t name)
 {
     if (!name || name_set_has(s, name))
         return;
-    int i = find_pos(s, name);
-    VEC_PUSH(a, s->v, 0);
-    memmove(s->v.v + i + 1, s->v.v + i, (s->v.n - 1 - (uint32_t)i) * sizeof(uint32_t));
-    s->v.v[i] = name;
+    VEC_PUSH(a, s->v, name);
+    if (s->slots && s->v.n * 2 <= s->mask + 1)
+        name_set_index(s, name);
+    else if (s->v.n > NAME_SET_SMALL)
+        name_set_reindex(a, s);
 }
 
 /* ---- which names a scope binds ------------------------------------------------------------ */
@@ -209,8 +232,7 @@ uint32_t scope_import_qual(Lowerer *L, uint32_t name)
 static void lower_import(Lowerer *L, uint32_t id)
 {
     const Node *n = syn_node(L->S, id);
-    for (uint32_t i = 0; i < node_nkids(L->S, n); i++) {
-        uint32_t aid = node_kid_id(L->S, syn_node(L->S, id), i);
+    FOR_EACH_KID(n, aid) {
         const Node *alias = syn_node(L->S, aid);
         const Node *dotted = node_kid(L->S, alias, 0);
         if (!dotted)
@@ -230,13 +252,12 @@ static void lower_import_from(Lowerer *L, uint32_t id)
     const Node *n = syn_node(L->S, id);
     uint32_t base = 0;
     bool relative = node_token(L->S, n, T_DOT) || node_token(L->S, n, T_ELLIPSIS);
-    for (uint32_t i = 0; i < node_nkids(L->S, n); i++) {
-        const Node *k = node_kid(L->S, syn_node(L->S, id), i);
+    FOR_EACH_KID(n, kid) {
+        const Node *k = syn_node(L->S, kid);
         if (k->kind == N_DOTTED_NAME && !base)
             base = relative ? 0 : dotted_qual(L, k, 0);
     }
-    for (uint32_t i = 0; i < node_nkids(L->S, syn_node(L->S, id)); i++) {
-        uint32_t aid = node_kid_id(L->S, syn_node(L->S, id), i);
+    FOR_EACH_KID(n, aid) {
         const Node *alias = syn_node(L->S, aid);
         if (alias->kind != N_IMPORT_ALIAS)
             continue;
@@ -263,11 +284,9 @@ static void lower_block(Lowerer *L, uint32_t id)
 static uint32_t kid_of_kind(const Syntax *S, uint32_t id, NodeKind k)
 {
     const Node *n = syn_node(S, id);
-    for (uint32_t i = 0; i < node_nkids(S, n); i++) {
-        uint32_t kid = node_kid_id(S, n, i);
+    FOR_EACH_KID(n, kid)
         if (syn_node(S, kid)->kind == k)
             return kid;
-    }
     return UINT32_MAX;
 }
 
@@ -283,13 +302,22 @@ static BlockId begin_sealed_block(Lowerer *L, BlockId from)
     return b;
 }
 
+/* The position in n->kids of the first node child at or after `from`. */
+static uint32_t next_kid_pos(const Node *n, uint32_t from)
+{
+    while (from < n->nkids && elem_is_token(n->kids[from]))
+        from++;
+    return from;
+}
+
 /* if test: BLOCK (elif test: BLOCK)* [else: BLOCK] -- ELIF nodes are children of IF */
 static void lower_if_chain(Lowerer *L, uint32_t id, uint32_t first_clause)
 {
     const Node *n = syn_node(L->S, id);
-    uint32_t nk = node_nkids(L->S, n);
     BlockId join = ir_new_block(L);
-    uint32_t i = first_clause;
+    uint32_t raw = next_kid_pos(n, 0);   /* position in kids[]: node_kid(i) is linear */
+    for (uint32_t k = 0; k < first_clause && raw < n->nkids; k++)
+        raw = next_kid_pos(n, raw + 1);
     uint32_t test = node_kid_id(L->S, n, 0), body = node_kid_id(L->S, n, 1);
     for (;;) {
         ir_lower_expr(L, test);
@@ -301,9 +329,10 @@ static void lower_if_chain(Lowerer *L, uint32_t id, uint32_t first_clause)
         ir_add_edge(L, cond, other);
         ir_seal(L, other);
         L->fs->cur = other;
-        if (i >= nk)
+        if (raw >= n->nkids)
             break;
-        const Node *c = node_kid(L->S, syn_node(L->S, id), i++);
+        const Node *c = syn_node(L->S, n->kids[raw]);
+        raw = next_kid_pos(n, raw + 1);
         if (c->kind == N_ELIF) {
             test = node_kid_id(L->S, c, 0);
             body = node_kid_id(L->S, c, 1);
@@ -509,11 +538,9 @@ static void lower_aug_assign(Lowerer *L, uint32_t id)
 
 static void lower_match(Lowerer *L, uint32_t id)
 {
-    uint32_t nk = node_nkids(L->S, syn_node(L->S, id));
     ir_lower_expr(L, node_kid_id(L->S, syn_node(L->S, id), 0));
     BlockId before = L->fs->cur, join = ir_new_block(L);
-    for (uint32_t i = 1; i < nk; i++) {
-        uint32_t cid = node_kid_id(L->S, syn_node(L->S, id), i);
+    FOR_EACH_KID(syn_node(L->S, id), cid) {
         if (syn_node(L->S, cid)->kind != N_CASE)
             continue;
         begin_sealed_block(L, before);
@@ -690,8 +717,7 @@ static void lower_defaults(Lowerer *L, uint32_t params)
 {
     if (params == UINT32_MAX)
         return;
-    for (uint32_t i = 0; i < node_nkids(L->S, syn_node(L->S, params)); i++) {
-        uint32_t pid = node_kid_id(L->S, syn_node(L->S, params), i);
+    FOR_EACH_KID(syn_node(L->S, params), pid) {
         const Node *p = syn_node(L->S, pid);
         if (node_token(L->S, p, T_EQUAL))
             ir_lower_expr(L, node_kid_id(L->S, p, node_nkids(L->S, p) - 1));
@@ -702,10 +728,9 @@ static void bind_params(Lowerer *L, uint32_t params)
 {
     if (params == UINT32_MAX)
         return;
-    for (uint32_t i = 0; i < node_nkids(L->S, syn_node(L->S, params)); i++) {
-        uint32_t pid = node_kid_id(L->S, syn_node(L->S, params), i);
-        add_param(L, tok_name_at(L->S, syn_node(L->S, pid), T_NAME), pid, i);
-    }
+    uint32_t i = 0;
+    FOR_EACH_KID(syn_node(L->S, params), pid)
+        add_param(L, tok_name_at(L->S, syn_node(L->S, pid), T_NAME), pid, i++);
 }
 
 static int lower_function_body(Lowerer *L, uint32_t id, uint32_t name, ScopeKind kind,
@@ -800,8 +825,7 @@ static void lower_class(Lowerer *L, uint32_t id)
     c.name = tok_name_at(L->S, syn_node(L->S, id), T_NAME);
     c.node = id;
     uint32_t args = kid_of_kind(L->S, id, N_ARGUMENTS);
-    for (uint32_t i = 0; args != UINT32_MAX && i < node_nkids(L->S, syn_node(L->S, args)); i++) {
-        uint32_t a = node_kid_id(L->S, syn_node(L->S, args), i);
+    if (args != UINT32_MAX) FOR_EACH_KID(syn_node(L->S, args), a) {
         if (syn_node(L->S, a)->kind == N_KEYWORD)
             continue;
         ValueId b = ir_lower_expr(L, a);

@@ -371,23 +371,44 @@ uint32_t node_end(const Syntax *s, const Node *n)
     return t->start + t->len;
 }
 
+static bool starts_code_point(char c) { return ((unsigned char)c & 0xc0) != 0x80; }
+
 static void compute_line_starts(Syntax *s)
 {
     ARENA_VEC(uint32_t) v = {0};
+    uint32_t nblocks = s->len / SYNTAX_CP_STRIDE + 1, cps = 0;
+    uint32_t *cp_before = arena_alloc(s->arena, nblocks * sizeof *cp_before);
     VEC_PUSH(s->arena, v, 0);
     for (uint32_t i = 0; i < s->len; i++) {
+        if (i % SYNTAX_CP_STRIDE == 0)
+            cp_before[i / SYNTAX_CP_STRIDE] = cps;
         char c = s->src[i];
+        cps += starts_code_point(c);
         if (c == '\n' || (c == '\r' && (i + 1 >= s->len || s->src[i + 1] != '\n')))
             VEC_PUSH(s->arena, v, i + 1);
     }
+    if (s->len % SYNTAX_CP_STRIDE == 0)
+        cp_before[nblocks - 1] = cps;
     s->line_starts = v.v;
     s->nlines = v.n;
+    s->cp_before = cp_before;
+}
+
+/* Code points in src[0, offset). */
+static uint32_t code_points_before(const Syntax *s, uint32_t offset)
+{
+    uint32_t block = offset / SYNTAX_CP_STRIDE, n = s->cp_before[block];
+    for (uint32_t i = block * SYNTAX_CP_STRIDE; i < offset; i++)
+        n += starts_code_point(s->src[i]);
+    return n;
 }
 
 void syntax_line_col(Syntax *s, uint32_t offset, uint32_t *line, uint32_t *col)
 {
     if (!s->line_starts)
         compute_line_starts(s);
+    if (offset > s->len)
+        offset = s->len;
     uint32_t lo = 0, hi = s->nlines;   /* last line start <= offset */
     while (hi - lo > 1) {
         uint32_t mid = lo + (hi - lo) / 2;
@@ -396,11 +417,8 @@ void syntax_line_col(Syntax *s, uint32_t offset, uint32_t *line, uint32_t *col)
         else
             hi = mid;
     }
-    uint32_t c = 1;
-    for (uint32_t i = s->line_starts[lo]; i < offset && i < s->len; i++)
-        c += ((unsigned char)s->src[i] & 0xc0) != 0x80;   /* count code points */
     *line = lo + 1;
-    *col = c;
+    *col = 1 + code_points_before(s, offset) - code_points_before(s, s->line_starts[lo]);
 }
 
 uint32_t node_nkids(const Syntax *s, const Node *n)

@@ -41,6 +41,9 @@ typedef struct Syntax {
     FeatureVec features;       /* version-dependent syntax used */
     uint32_t *line_starts;     /* computed on first use by syntax_line_col */
     uint32_t nlines;
+    /* code points before each SYNTAX_CP_STRIDE-byte block, with line_starts:
+     * a column costs one block's scan however long its line is */
+    uint32_t *cp_before;
 } Syntax;
 
 void parse_file(Syntax *out, const char *src, uint32_t len, Arena *arena);
@@ -64,6 +67,8 @@ static inline uint32_t node_id(const Syntax *s, const Node *n) { return (uint32_
 #define FOR_EACH_KID(n, var)                                                     \
     for (uint32_t var##_i = 0, var = 0; var##_i < (n)->nkids; var##_i++)       \
         if (!elem_is_token((n)->kids[var##_i]) && ((var = (n)->kids[var##_i]), 1))
+
+enum { SYNTAX_CP_STRIDE = 64 };
 
 /* 1-based line and column (in code points) of a byte offset. */
 void syntax_line_col(Syntax *s, uint32_t offset, uint32_t *line, uint32_t *col);

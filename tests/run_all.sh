@@ -41,6 +41,7 @@ run_golden.sh
 order.sh
 robustness.sh
 inputs.sh
+linear.sh
 fix_corpus.sh
 sarif.sh
 estimator.sh
