@@ -971,6 +971,12 @@ static AVal *arith(Interp *in, int tok, AVal *a, AVal *b)
         }
     }
     if (a->k == AV_SEQ && b->k == AV_SEQ && (tok == T_PLUS || tok == T_PLUSEQUAL)) {
+        /* a list doubled in a loop grows past any memory: refused first */
+        if (in->a->total + ((size_t)a->n + b->n) * sizeof(AVal *) > CK_ARENA_MAX) {
+            tr_refuse(in->tr, "the script needs more memory to interpret than an estimate may use (1 GiB)");
+            interp_fail(in, in->tr->error);
+            return av_unknown(in);
+        }
         AVal *s = av_seq(in, a->n + b->n);
         memcpy(s->items, a->items, a->n * sizeof *s->items);
         memcpy(s->items + a->n, b->items, b->n * sizeof *s->items);

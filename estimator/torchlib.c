@@ -160,6 +160,18 @@ static bool device_is_gpu(const AVal *v)
 
 static AVal *tensor_result(Interp *in, TId t) { return t ? av_tensor_of(in, t) : av_unknown(in); }
 
+/* One size of a shape: an int, or a number that is none (1.5, 2**64) as
+ * TR_NOT_INT, which the shape check refuses; false when unknown. */
+static bool shape_item(const AVal *v, int64_t *out)
+{
+    if (av_int_of(v, out))
+        return true;
+    if (v->k != AV_FLOAT)
+        return false;
+    *out = TR_NOT_INT;
+    return true;
+}
+
 /* A shape given as varargs ints or one tuple/list/torch.Size. */
 static int shape_args(const Args *a, int from, int64_t *dim)
 {
@@ -167,7 +179,7 @@ static int shape_args(const Args *a, int from, int64_t *dim)
     AVal *first = arg(a, from, NULL);
     if (first && first->k == AV_SEQ) {
         for (uint32_t i = 0; i < first->n && nd < TR_MAXDIM; i++)
-            if (!av_int_of(first->items[i], &dim[nd++]))
+            if (!shape_item(first->items[i], &dim[nd++]))
                 return -1;
         return nd;
     }
@@ -175,7 +187,7 @@ static int shape_args(const Args *a, int from, int64_t *dim)
         AVal *v = arg(a, i, NULL);
         if (!v)
             break;
-        if (!av_int_of(v, &dim[nd++]))
+        if (!shape_item(v, &dim[nd++]))
             return -1;
     }
     return nd;

@@ -46,7 +46,8 @@ static void shape_text(char *out, size_t n, int nd, const int64_t *dim)
 {
     size_t k = (size_t)snprintf(out, n, "(");
     for (int i = 0; i < nd && k < n; i++)
-        k += (size_t)snprintf(out + k, n - k, "%s%lld", i ? ", " : "", (long long)dim[i]);
+        k += dim[i] == TR_NOT_INT ? (size_t)snprintf(out + k, n - k, "%s?", i ? ", " : "")
+                                  : (size_t)snprintf(out + k, n - k, "%s%lld", i ? ", " : "", (long long)dim[i]);
     if (k < n)
         snprintf(out + k, n - k, ")");
 }
@@ -56,7 +57,9 @@ bool tr_check_shape(Trace *tr, const char *what, int nd, int64_t *dim)
     const char *bad = NULL;
     for (int i = 0; i < nd && !bad; i++)
         if (!ck_dim_ok(dim[i]))
-            bad = dim[i] <= 0 ? "a dimension that is not positive" : "a dimension too large to estimate";
+            bad = dim[i] == TR_NOT_INT ? "a size that is not an integer pfc can take (a float, or over 2**63)"
+                  : dim[i] <= 0        ? "a dimension that is not positive"
+                                       : "a dimension too large to estimate";
     if (!bad && ck_numel(dim, nd) > CK_NUMEL_MAX)
         bad = "more elements than pfc can estimate";
     if (!bad)

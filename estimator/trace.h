@@ -23,6 +23,9 @@ uint32_t dtype_size(DType t);
 const char *dtype_name(DType t);
 
 #define TR_MAXDIM 6
+/* A size the script gives that is a number but not an int64 (1.5, 2**64):
+ * the shape check refuses it. */
+#define TR_NOT_INT INT64_MIN
 typedef uint32_t TId;   /* tensor handle; 0 is "none" */
 
 typedef struct TTensor {
