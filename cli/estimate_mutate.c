@@ -47,6 +47,16 @@ static uint32_t next_random(uint32_t *state)
     return *state = x;
 }
 
+/* Whether data[0..len) (not NUL-terminated) contains the word. */
+static bool contains(const char *data, uint32_t len, const char *word)
+{
+    size_t n = strlen(word);
+    for (uint32_t i = 0; i + n <= len; i++)
+        if (memcmp(data + i, word, n) == 0)
+            return true;
+    return false;
+}
+
 /* ---- mutations (on the token stream of the current text) -------------------------------- */
 
 typedef struct Text {
@@ -264,7 +274,7 @@ static const char *run_copy(const char *script, const char *out_path, bool json,
         uint32_t len;
         const char *err;
         if (read_source(out_path, &data, &len, &err)) {
-            bool refused = strstr(data, "\"error\": null") == NULL;
+            bool refused = !contains(data, len, "\"error\": null");
             t->refused += refused;
             t->estimated += !refused;
             free(data);
@@ -303,7 +313,7 @@ static void mutate_file(MutateRun *r, const char *path, uint32_t index)
     const char *err;
     if (!read_source(path, &src, &len, &err))
         return;
-    if (!strstr(src, "torch")) {
+    if (!contains(src, len, "torch")) {
         free(src);
         return;   /* not a training script */
     }

@@ -119,6 +119,11 @@ static AVal *call_vision(LibraryCtx *lc, Interp *in, Obj *m, AVal **args, uint32
     release(in, x);
     lc->batch = x->dim[0];
     TId logits;
+    if (m->a <= 0) {
+        lc->error = arena_printf(in->tr->arena, "the torchvision model's num_classes is %lld, not a positive integer",
+                                 (long long)m->a);
+        return av_unknown(in);
+    }
     if (!vision_build(in->tr, (const char *)m->arch, x->dim[0], x->dim[2], m->a, &logits)) {
         lc->error = "the torchvision model does not take that image size";
         return av_unknown(in);

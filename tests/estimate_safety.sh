@@ -99,6 +99,19 @@ refuses "torch.arange(5, 3) (low above high)" ':8: .*\(-2\).*not positive'
 script exbi 'self.l = nn.ModuleList([nn.Linear(2**25, 2**25) for _ in range(1024)])' 'return self.l[0](x.float())'
 refuses "1024 layers of 2**50 parameters (over 1 EiB)" 'more than 1 EiB: too large to estimate'
 
+last=tv_classes
+cat > "$TMP/$last.py" <<'EOF'
+import torch
+import torchvision
+model = torchvision.models.resnet18(num_classes=0).cuda()
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+x = torch.randn(8, 3, 224, 224, device="cuda")
+loss = model(x).sum()
+loss.backward()
+opt.step()
+EOF
+refuses "torchvision resnet18(num_classes=0)" "num_classes is 0, not a positive integer"
+
 # 3. the interpreter's memory is bounded: a list doubled 100 times
 script doubling 'self.e = nn.Embedding(10, 4)
         xs = [0]
