@@ -1,4 +1,4 @@
-/* pfc debug-estimate-mutate [--timeout S] [--save DIR] N PATH...
+/* pfc debug-estimate-mutate [--timeout S] [--save DIR] [--seed S] N PATH...
  *
  * Mutation testing of `pfc estimate`: N mutated copies of every training
  * script found under PATH (a .py file that imports torch), each estimated in
@@ -289,6 +289,7 @@ typedef struct MutateRun {
     int copies;
     unsigned timeout;
     const char *save, *tmp;
+    uint32_t seed;     /* mixed into every copy's seed: another set of mutations */
     Tally t;
     unsigned failures;
 } MutateRun;
@@ -321,7 +322,7 @@ static void mutate_file(MutateRun *r, const char *path, uint32_t index)
     snprintf(script, sizeof script, "%s/copy.py", r->tmp);
     snprintf(out, sizeof out, "%s/out", r->tmp);
     for (int k = 0; k < r->copies; k++) {
-        uint32_t rng = (index * 2654435761u) ^ ((uint32_t)k * 40503u) ^ len;
+        uint32_t rng = (index * 2654435761u) ^ ((uint32_t)k * 40503u) ^ len ^ (r->seed * 2246822519u);
         rng |= 1;
         Text t = {{0}, {0}};
         buf_put(&t.b, src, len);
@@ -340,18 +341,20 @@ static void mutate_file(MutateRun *r, const char *path, uint32_t index)
 
 int cmd_debug_estimate_mutate(int argc, char **argv)
 {
-    MutateRun r = {0, 10, NULL, NULL, {0}, 0};
+    MutateRun r = {0, 10, NULL, NULL, 0, {0}, 0};
     int i = 0;
     for (; i < argc && argv[i][0] == '-'; i++) {
         if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc)
             r.timeout = (unsigned)atoi(argv[++i]);
         else if (strcmp(argv[i], "--save") == 0 && i + 1 < argc)
             r.save = argv[++i];
+        else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
+            r.seed = (uint32_t)strtoul(argv[++i], NULL, 10);
         else
             return usage_error("debug-estimate-mutate: unknown option '%s'", argv[i]);
     }
     if (i + 2 > argc || (r.copies = atoi(argv[i])) <= 0 || !r.timeout)
-        return usage_error("usage: pfc debug-estimate-mutate [--timeout S] [--save DIR] N PATH...");
+        return usage_error("usage: pfc debug-estimate-mutate [--timeout S] [--save DIR] [--seed S] N PATH...");
     char tmp[] = "/tmp/pfc-mutate-XXXXXX";
     if (!mkdtemp(tmp))
         return usage_error("debug-estimate-mutate: cannot make a temporary directory");
