@@ -112,6 +112,10 @@ opt.step()
 EOF
 refuses "torchvision resnet18(num_classes=0)" "num_classes is 0, not a positive integer"
 
+sed 's/resnet18(num_classes=0)/mobilenet_v3_large(num_classes=2**62)/' "$TMP/tv_classes.py" > "$TMP/tv_huge.py"
+last=tv_huge
+refuses "torchvision mobilenet_v3_large(num_classes=2**62) (signed overflow)" "num_classes is 4611686018427387904, too large"
+
 # 3. the interpreter's memory is bounded: a list doubled 100 times
 script doubling 'self.e = nn.Embedding(10, 4)
         xs = [0]
