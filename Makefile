@@ -59,8 +59,9 @@ golden: $(BUILD)/pfc
 corpus: $(BUILD)/pfc
 	PFC=$(BUILD)/pfc tests/corpus.sh
 
+# EST_MUTATE: mutated copies of each training script estimate_safety.sh runs
 asan:
-	$(MAKE) test BUILD=build-asan OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" LDFLAGS="-fsanitize=address,undefined"
+	EST_MUTATE=$${EST_MUTATE:-20} $(MAKE) test BUILD=build-asan OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" LDFLAGS="-fsanitize=address,undefined"
 
 bench: $(BUILD)/pfc
 	PFC=$(BUILD)/pfc tests/bench.sh

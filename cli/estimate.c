@@ -379,11 +379,15 @@ int cmd_estimate(int argc, char **argv)
         /* changes are searched when the projection exceeds the target */
         if (estimate_run(&s, &ir, &cfg, &e, &why) && gpu && !remedy_fits(&e, gpu))
             remedy_search(&s, &ir, &cfg, &e, gpu, count, &rem);
+        else if (why && e.error_line)   /* a refusal caused by a line of the script: file:line */
+            why = arena_printf(&arena, "%s:%u: %s", args.path, e.error_line, why);
     }
     Report r = {&cfg, &e, gpu, count, &rem, why, args.verbose};
     Buf out = {0};
     if (args.json)
         json(&out, &r);
+    else if (why && e.error_line)
+        fprintf(stderr, "pfc: estimate: %s\n", why);
     else if (why)
         fprintf(stderr, "pfc: estimate: %s: %s\n", args.path, why);
     else

@@ -252,8 +252,8 @@ static void read_call(Reader *r, Interp *in, int fi, const IrValue *v)
         read_deepspeed(r, kw(&k, "config") ? kw(&k, "config") : kw(&k, "config_params"));
     } else if (qual_is(r, q, "peft.LoraConfig")) {
         int64_t rank;
-        if (kw_int(&k, "r", &rank) && rank > 0)
-            cfg->lora_r = (uint32_t)rank;
+        if (kw_int(&k, "r", &rank) && rank > 0)   /* a huge rank stays huge (not wrapped to 0) */
+            cfg->lora_r = rank > (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)rank;
         else
             cfg->lora_r = 8;   /* PEFT's default */
         read_lora_targets(r, kw(&k, "target_modules"));

@@ -44,6 +44,7 @@
  * them): GPT-2 0.1 (embeddings, attention, residual), OPT 0.1 (residual),
  * BERT 0.1, T5 0.1, Phi-2 / Pythia / Llama family / Mixtral / Gemma 2 / Phi-3
  * / Falcon 0. They act only when tr->training. */
+#include "checked.h"
 #include "hf.h"
 #include <ctype.h>
 #include <string.h>
@@ -99,8 +100,8 @@ static TId lora(M *m, TId x, TId base, int64_t in, int64_t out)
 {
     Trace *tr = m->tr;
     int64_t r = m->o->lora_r;
-    uint32_t A = tr_param_dtype(tr, (uint64_t)(r * in), DT_F32, true);
-    uint32_t B = tr_param_dtype(tr, (uint64_t)(out * r), DT_F32, true);
+    uint32_t A = tr_param_dtype(tr, ck_mul((uint64_t)r, (uint64_t)in), DT_F32, true);
+    uint32_t B = tr_param_dtype(tr, ck_mul((uint64_t)out, (uint64_t)r), DT_F32, true);
     TId xc = tr_cast(tr, x, DT_F32);
     TId xd = tr_dropout(tr, xc, m->o->lora_dropout);
     TId ya = tr_linear(tr, xd, r, A, 0);

@@ -1,6 +1,8 @@
 /* The abstract interpreter's core: Python values, frames, control flow and
  * calls into functions and classes defined in the file (see interp.h). */
+#include "checked.h"
 #include "interp_int.h"
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +27,10 @@ static bool too_deep(Interp *in)
 
 AVal *av_new(Interp *in, AKind k)
 {
+    if (in->a->total > CK_ARENA_MAX && !in->error) {
+        tr_refuse(in->tr, "the script needs more memory to interpret than an estimate may use (1 GiB)");
+        interp_fail(in, in->tr->error);
+    }
     AVal *v = arena_zalloc(in->a, sizeof *v);
     v->k = (uint8_t)k;
     return v;
@@ -100,6 +106,7 @@ AVal *av_tensor_new(Interp *in, DType dt, int nd, const int64_t *dim, bool gpu)
     v->nd = (uint8_t)(nd > TR_MAXDIM ? TR_MAXDIM : nd);
     memcpy(v->dim, dim, v->nd * sizeof *dim);
     v->dtype = (uint8_t)dt;
+    tr_check_shape(in->tr, "a tensor", v->nd, v->dim);
     if (gpu) {
         v->gpu = true;
         v->t = tr_input(in->tr, dt, v->nd, v->dim);
@@ -137,7 +144,8 @@ bool av_int_of(const AVal *v, int64_t *out)
         *out = v->i;
         return true;
     }
-    if (v && v->k == AV_FLOAT && v->f == (double)(int64_t)v->f) {
+    /* an integral float in int64's range (beyond it the cast is undefined) */
+    if (v && v->k == AV_FLOAT && v->f > -9.2e18 && v->f < 9.2e18 && v->f == (double)(int64_t)v->f) {
         *out = (int64_t)v->f;
         return true;
     }
@@ -894,29 +902,64 @@ static int binop_token(Interp *in, uint32_t node)
     return 0;
 }
 
+/* x ** y for y >= 0; false when it leaves int64 (then *f has its size). */
+static bool int_pow(int64_t x, int64_t y, int64_t *out, double *f)
+{
+    *f = pow((double)x, (double)y);
+    if (x == 0 || x == 1 || x == -1) {
+        *out = x == 0 ? y == 0 : x == 1 || y % 2 == 0 ? 1 : -1;
+        return true;
+    }
+    int64_t r = 1;
+    for (int64_t i = 0; i < y; i++)   /* |x| >= 2 leaves int64 within 63 factors */
+        if (!ck_imul(r, x, &r))
+            return false;
+    *out = r;
+    return true;
+}
+
+/* Python's int operators. An exact result outside int64 (Python's ints are
+ * unbounded) becomes a float of its size, which no shape takes as meant. */
+static AVal *int_arith(Interp *in, int tok, int64_t x, int64_t y)
+{
+    int64_t r;
+    double big;
+    switch (tok) {
+    case T_PLUS: case T_PLUSEQUAL:
+        return ck_iadd(x, y, &r) ? av_int(in, r) : av_float(in, (double)x + (double)y);
+    case T_MINUS: case T_MINEQUAL:
+        return ck_isub(x, y, &r) ? av_int(in, r) : av_float(in, (double)x - (double)y);
+    case T_STAR: case T_STAREQUAL:
+        return ck_imul(x, y, &r) ? av_int(in, r) : av_float(in, (double)x * (double)y);
+    case T_DOUBLESLASH: case T_DOUBLESLASHEQUAL:
+        if (!y)
+            return av_unknown(in);
+        if (x == INT64_MIN && y == -1)
+            return av_float(in, -(double)x);
+        return av_int(in, x / y - ((x % y != 0) && ((x < 0) != (y < 0))));
+    case T_PERCENT:
+        if (!y)
+            return av_unknown(in);
+        if (y == -1)
+            return av_int(in, 0);
+        r = x % y;
+        return av_int(in, r && (r < 0) != (y < 0) ? r + y : r);
+    case T_SLASH: case T_SLASHEQUAL: return y ? av_float(in, (double)x / (double)y) : av_unknown(in);
+    case T_DOUBLESTAR:
+        if (y < 0)
+            return av_float(in, pow((double)x, (double)y));
+        return int_pow(x, y, &r, &big) ? av_int(in, r) : av_float(in, big);
+    default: return av_unknown(in);
+    }
+}
+
 static AVal *arith(Interp *in, int tok, AVal *a, AVal *b)
 {
     if (a->k == AV_TENSOR || b->k == AV_TENSOR)
         return tensor_binop(in, tok, a, b);
     int64_t x, y;
-    if (av_int_of(a, &x) && av_int_of(b, &y) && a->k != AV_FLOAT && b->k != AV_FLOAT) {
-        switch (tok) {
-        case T_PLUS: case T_PLUSEQUAL: return av_int(in, x + y);
-        case T_MINUS: case T_MINEQUAL: return av_int(in, x - y);
-        case T_STAR: case T_STAREQUAL: return av_int(in, x * y);
-        case T_DOUBLESLASH: case T_DOUBLESLASHEQUAL:
-            return y ? av_int(in, x / y - ((x % y != 0) && ((x < 0) != (y < 0)))) : av_unknown(in);
-        case T_PERCENT: return y ? av_int(in, ((x % y) + y) % y) : av_unknown(in);
-        case T_SLASH: case T_SLASHEQUAL: return y ? av_float(in, (double)x / (double)y) : av_unknown(in);
-        case T_DOUBLESTAR: {
-            int64_t r = 1;
-            for (int64_t i = 0; i < y && i < 64; i++)
-                r *= x;
-            return y >= 0 ? av_int(in, r) : av_float(in, 1.0 / (double)r);
-        }
-        default: return av_unknown(in);
-        }
-    }
+    if (av_int_of(a, &x) && av_int_of(b, &y) && a->k != AV_FLOAT && b->k != AV_FLOAT)
+        return int_arith(in, tok, x, y);
     double p, q;
     if (av_num(a, &p) && av_num(b, &q)) {
         switch (tok) {
@@ -928,6 +971,12 @@ static AVal *arith(Interp *in, int tok, AVal *a, AVal *b)
         }
     }
     if (a->k == AV_SEQ && b->k == AV_SEQ && (tok == T_PLUS || tok == T_PLUSEQUAL)) {
+        /* a list doubled in a loop grows past any memory: refused first */
+        if (in->a->total + ((size_t)a->n + b->n) * sizeof(AVal *) > CK_ARENA_MAX) {
+            tr_refuse(in->tr, "the script needs more memory to interpret than an estimate may use (1 GiB)");
+            interp_fail(in, in->tr->error);
+            return av_unknown(in);
+        }
         AVal *s = av_seq(in, a->n + b->n);
         memcpy(s->items, a->items, a->n * sizeof *s->items);
         memcpy(s->items + a->n, b->items, b->n * sizeof *s->items);
@@ -1280,10 +1329,13 @@ static AVal *call(Interp *in, Frame *fr, ValueId v)
     AVal *callee = eval(in, fr, x->args[0]);
     Args a;
     call_args(in, fr, x, &a);
-    uint32_t outer = in->cur_node;
-    in->cur_node = x->node;
+    uint32_t outer = in->cur_node, outer_site = in->tr->site;
+    in->cur_node = in->tr->site = x->node;
     AVal *r = call_dispatch(in, fr, x, callee, &a);
     in->cur_node = outer;
+    in->tr->site = outer_site;
+    if (in->tr->error)
+        interp_fail(in, in->tr->error);   /* a refusal ends the interpretation */
     return r;
 }
 
@@ -1421,7 +1473,7 @@ static AVal *unary(Interp *in, Frame *fr, const IrValue *x)
     AVal *a = x->nargs ? eval(in, fr, x->args[0]) : av_unknown(in);
     int tok = binop_token(in, x->node);
     if (tok == T_MINUS && a->k == AV_INT)
-        return av_int(in, -a->i);
+        return a->i != INT64_MIN ? av_int(in, -a->i) : av_float(in, -(double)a->i);
     if (tok == T_MINUS && a->k == AV_FLOAT)
         return av_float(in, -a->f);
     return tok == T_PLUS || a->k == AV_TENSOR ? a : av_unknown(in);

@@ -1,6 +1,7 @@
 /* Models known by name as interpreter hooks (see library.h): a library
  * constructor makes an opaque module; calling it records the model's
  * forward through hf.c or vision.c on the shapes the script passes. */
+#include "checked.h"
 #include "library.h"
 #include "hf.h"
 #include "interp_int.h"
@@ -119,6 +120,11 @@ static AVal *call_vision(LibraryCtx *lc, Interp *in, Obj *m, AVal **args, uint32
     release(in, x);
     lc->batch = x->dim[0];
     TId logits;
+    if (m->a <= 0 || m->a > CK_DIM_MAX) {
+        lc->error = arena_printf(in->tr->arena, "the torchvision model's num_classes is %lld, %s", (long long)m->a,
+                                 m->a <= 0 ? "not a positive integer" : "too large to estimate");
+        return av_unknown(in);
+    }
     if (!vision_build(in->tr, (const char *)m->arch, x->dim[0], x->dim[2], m->a, &logits)) {
         lc->error = "the torchvision model does not take that image size";
         return av_unknown(in);

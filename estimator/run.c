@@ -8,6 +8,7 @@
  *   iteration 2  forward, backward           weights + state + the pass
  * Accumulation micro-steps after the first keep the .grad of the previous
  * ones; zero_grad(set_to_none=False) keeps them for good. */
+#include "checked.h"
 #include "estimate.h"
 #include "interp_int.h"
 #include "leak.h"
@@ -278,6 +279,18 @@ static void project(Estimate *e)
     e->projected_high = a + a / 5 + CUDA_CONTEXT_BYTES;
 }
 
+/* A shape, size or count the script gives that pfc does not take as meant:
+ * the reason, and the line of the call that made it. */
+static void refusal(Syntax *s, const Trace *tr, Estimate *out, const char **why)
+{
+    *why = tr->error;
+    if (tr->error_site) {
+        uint32_t line, col;
+        syntax_line_col(s, node_start(s, syn_node(s, tr->error_site)), &line, &col);
+        out->error_line = line;
+    }
+}
+
 bool estimate_run(Syntax *s, const Ir *ir, const EstimateConfig *cfg, Estimate *out, const char **why)
 {
     memset(out, 0, sizeof *out);
@@ -318,7 +331,11 @@ bool estimate_run(Syntax *s, const Ir *ir, const EstimateConfig *cfg, Estimate *
             other_optimized_models(s, ir, in);
         ParamTotals pt;
         tr_param_totals(&tr, &pt);
-        if (tr.overflow)
+        if (tr.error)
+            refusal(s, &tr, out, why);
+        else if (tr_total_bytes(&tr) > CK_BYTES_MAX)
+            *why = "the model and its tensors come to more than 1 EiB: too large to estimate";
+        else if (tr.overflow)
             *why = "the model is too large to interpret (more than 4 million ops)";
         else if (lc.error)
             *why = lc.error;
@@ -349,6 +366,10 @@ bool estimate_run(Syntax *s, const Ir *ir, const EstimateConfig *cfg, Estimate *
         (void)iterations;
         assemble(&effective, &tr, t.training, retained, out);
         project(out);
+        if (out->projected_high > CK_BYTES_MAX) {   /* not reached while the sizes above hold */
+            *why = arena_strndup(s->arena, "the projected peak is over 1 EiB: too large to estimate", 56);
+            ok = false;
+        }
         out->training = t.training;
         out->hf = lc.hf;
         out->builtin = lc.model_name != NULL;

@@ -1,6 +1,7 @@
 /* The interpreter's library: what torch, torch.nn, torch.nn.functional,
  * tensor methods and torch.utils.data do to abstract values. Tensor ops go
  * through the trace (trace.c), which knows what autograd saves. */
+#include "checked.h"
 #include "interp_int.h"
 #include <math.h>
 #include <stdlib.h>
@@ -42,6 +43,62 @@ static int64_t int_or(const Args *a, int pos, const char *kw, int64_t dflt)
 {
     int64_t v;
     return int_arg(a, pos, kw, &v) ? v : dflt;
+}
+
+/* Refuses the estimate (the trace keeps the first reason and the line of
+ * the call being evaluated) and ends the interpretation. */
+static void refuse(Interp *in, const char *why)
+{
+    tr_refuse(in->tr, why);
+    interp_fail(in, in->tr->error);
+}
+
+/* A module's size (features, channels, embeddings, heads): a positive
+ * integer up to CK_DIM_MAX. A value pfc cannot see gives dflt (0: the module
+ * has no weight of that size, as when the sizes are unknown); a missing
+ * required one, a non-integer, zero, a negative number or an absurd one
+ * is a refusal with the module and argument named. */
+static int64_t size_arg(Interp *in, const Args *a, int pos, const char *kw, int64_t dflt, const char *module)
+{
+    AVal *v = arg(a, pos, kw);
+    int64_t n;
+    if (!v && !dflt) {
+        refuse(in, arena_printf(in->a, "%s lacks its %s", module, kw));
+        return 0;
+    }
+    if (!v || (v->k != AV_INT && v->k != AV_FLOAT && v->k != AV_BOOL))
+        return dflt;
+    if (!av_int_of(v, &n)) {
+        if (v->k == AV_FLOAT && fabs(v->f) < 1e15)
+            refuse(in, arena_printf(in->a, "%s's %s is %g, not an integer", module, kw, v->f));
+        else
+            refuse(in, arena_printf(in->a, "%s's %s is %g: too large to estimate", module, kw, v->f));
+        return 0;
+    }
+    if (n <= 0) {
+        refuse(in, arena_printf(in->a, "%s's %s is %lld, not a positive integer", module, kw, (long long)n));
+        return 0;
+    }
+    if (n > CK_DIM_MAX) {
+        refuse(in, arena_printf(in->a, "%s's %s is %lld: too large to estimate", module, kw, (long long)n));
+        return 0;
+    }
+    return n;
+}
+
+/* A count the script gives where zero is meaningful (padding, layers past
+ * the first): 0 .. CK_DIM_MAX, else refused like size_arg. */
+static int64_t count_arg(Interp *in, const Args *a, int pos, const char *kw, int64_t dflt, const char *module)
+{
+    AVal *v = arg(a, pos, kw);
+    int64_t n;
+    if (!v || !av_int_of(v, &n))
+        return dflt;
+    if (n < 0 || n > CK_DIM_MAX) {
+        refuse(in, arena_printf(in->a, "%s's %s is %lld, not a count pfc can estimate", module, kw, (long long)n));
+        return dflt;
+    }
+    return n;
 }
 
 static double num_or(const Args *a, int pos, const char *kw, double dflt)
@@ -103,6 +160,18 @@ static bool device_is_gpu(const AVal *v)
 
 static AVal *tensor_result(Interp *in, TId t) { return t ? av_tensor_of(in, t) : av_unknown(in); }
 
+/* One size of a shape: an int, or a number that is none (1.5, 2**64) as
+ * TR_NOT_INT, which the shape check refuses; false when unknown. */
+static bool shape_item(const AVal *v, int64_t *out)
+{
+    if (av_int_of(v, out))
+        return true;
+    if (v->k != AV_FLOAT)
+        return false;
+    *out = TR_NOT_INT;
+    return true;
+}
+
 /* A shape given as varargs ints or one tuple/list/torch.Size. */
 static int shape_args(const Args *a, int from, int64_t *dim)
 {
@@ -110,7 +179,7 @@ static int shape_args(const Args *a, int from, int64_t *dim)
     AVal *first = arg(a, from, NULL);
     if (first && first->k == AV_SEQ) {
         for (uint32_t i = 0; i < first->n && nd < TR_MAXDIM; i++)
-            if (!av_int_of(first->items[i], &dim[nd++]))
+            if (!shape_item(first->items[i], &dim[nd++]))
                 return -1;
         return nd;
     }
@@ -118,7 +187,7 @@ static int shape_args(const Args *a, int from, int64_t *dim)
         AVal *v = arg(a, i, NULL);
         if (!v)
             break;
-        if (!av_int_of(v, &dim[nd++]))
+        if (!shape_item(v, &dim[nd++]))
             return -1;
     }
     return nd;
@@ -134,25 +203,24 @@ static AVal *shape_value(Interp *in, const AVal *x)
 
 static uint64_t numel_of(const AVal *x)
 {
-    uint64_t n = 1;
-    for (int i = 0; i < x->nd; i++)
-        n *= (uint64_t)(x->dim[i] > 0 ? x->dim[i] : 1);
-    return n;
+    return ck_numel(x->dim, x->nd);
 }
 
 /* A reshaped view (or copy, when the memory is transposed). */
 static AVal *reshape(Interp *in, AVal *x, int nd, int64_t *dim, bool copy_ok)
 {
-    int64_t known = 1;
+    uint64_t known = 1;
     int infer = -1;
     for (int i = 0; i < nd; i++) {
-        if (dim[i] == -1)
+        if (dim[i] == -1 && infer < 0)
             infer = i;
         else
-            known *= dim[i] ? dim[i] : 1;
+            known = ck_mul(known, (uint64_t)(dim[i] > 0 ? dim[i] : 1));
     }
+    /* a zero, negative or absurd size is refused by the shape check of the
+     * tensor it makes; the inferred one is the elements left over */
     if (infer >= 0)
-        dim[infer] = known ? (int64_t)(numel_of(x) / (uint64_t)known) : 1;
+        dim[infer] = (int64_t)(numel_of(x) / known);
     if (!x->gpu) {
         AVal *r = av_tensor_new(in, (DType)x->dtype, nd, dim, false);
         return r;
@@ -169,7 +237,14 @@ static AVal *same_shape(Interp *in, AVal *x, TId t, bool transposed)
     return r;
 }
 
-static int norm_dim(const AVal *x, int64_t d) { return (int)(d < 0 ? d + x->nd : d); }
+/* A dimension index counted from the end when negative; out of range
+ * (also for absurd values) it stays out of range. */
+static int norm_dim(const AVal *x, int64_t d)
+{
+    if (d < -TR_MAXDIM - 1 || d > TR_MAXDIM + 1)
+        return -1;
+    return (int)(d < 0 ? d + x->nd : d);
+}
 
 /* Memory layout: the logical dimension stored i-th (identity when row-major). */
 static void layout(const AVal *x, uint8_t *p)
@@ -280,7 +355,12 @@ static int arange_shape(const Args *a, int64_t *dim)
     } else if (!int_arg(a, 0, "end", &hi)) {
         return -1;
     }
-    dim[0] = step ? (hi - lo + step - 1) / step : 0;
+    int64_t span;
+    if (!step || !ck_isub(hi, lo, &span))
+        return -1;
+    /* the elements of [lo, hi) by step, rounded up; a range that runs the
+     * wrong way (torch raises) gives 0 or less, which the shape check refuses */
+    dim[0] = span / step + (span % step != 0 && (span > 0) == (step > 0));
     return 1;
 }
 
@@ -337,15 +417,24 @@ static AVal *creation(Interp *in, const char *name, Args *a)
 
 static uint32_t param(Interp *in, uint64_t n) { return n ? tr_param(in->tr, n) : 0; }
 
+/* A weight of a x b (x c x d) elements: saturating, so that an absurd size
+ * is refused by the trace instead of wrapping to a small one. */
+static uint32_t param4(Interp *in, int64_t a, int64_t b, int64_t c, int64_t d)
+{
+    if (a <= 0 || b <= 0 || c <= 0 || d <= 0)
+        return 0;
+    return param(in, ck_mul(ck_mul((uint64_t)a, (uint64_t)b), ck_mul((uint64_t)c, (uint64_t)d)));
+}
+
 /* nn.MultiheadAttention's parameters: the packed in-projection (3E x E, 3E)
  * and out_proj (E x E, E); kept in wall[]. */
 static void mha_params(Interp *in, Obj *o, bool bias)
 {
-    uint64_t e = (uint64_t)o->a;
-    o->wall[0] = param(in, 3 * e * e);
-    o->wall[1] = bias ? param(in, 3 * e) : 0;
-    o->wall[2] = param(in, e * e);
-    o->wall[3] = bias ? param(in, e) : 0;
+    int64_t e = o->a;
+    o->wall[0] = param4(in, 3, e, e, 1);
+    o->wall[1] = bias ? param4(in, 3, e, 1, 1) : 0;
+    o->wall[2] = param4(in, e, e, 1, 1);
+    o->wall[3] = bias ? param4(in, e, 1, 1, 1) : 0;
 }
 
 /* TransformerEncoderLayer: a = d_model, k = heads, b = feed-forward width,
@@ -362,12 +451,12 @@ static void tlayer_init(Interp *in, Obj *o, int64_t d, int heads, int64_t ff, do
     o->groups = batch_first;
     o->stride = norm_first;
     mha_params(in, o, true);
-    o->wall[4] = param(in, (uint64_t)(d * ff));
-    o->wall[5] = param(in, (uint64_t)ff);
-    o->wall[6] = param(in, (uint64_t)(ff * d));
-    o->wall[7] = param(in, (uint64_t)d);
+    o->wall[4] = param4(in, d, ff, 1, 1);
+    o->wall[5] = param4(in, ff, 1, 1, 1);
+    o->wall[6] = param4(in, ff, d, 1, 1);
+    o->wall[7] = param4(in, d, 1, 1, 1);
     for (int i = 8; i < 12 && i < (int)(sizeof o->wall / sizeof o->wall[0]); i++)
-        o->wall[i] = param(in, (uint64_t)d);
+        o->wall[i] = param4(in, d, 1, 1, 1);
 }
 
 static void tlayer_drop(Interp *in, Obj *o)
@@ -398,10 +487,10 @@ static AVal *nn_linear(Interp *in, const char *name, Args *a)
     Obj *o;
     AVal *m = new_module(in, NN_LINEAR, &o);
     (void)name;
-    o->a = int_or(a, 0, "in_features", 0);
-    o->b = int_or(a, 1, "out_features", 0);
-    o->w = param(in, (uint64_t)(o->a * o->b));
-    o->bias = bool_or(a, 2, "bias", true) ? param(in, (uint64_t)o->b) : 0;
+    o->a = size_arg(in, a, 0, "in_features", 0, "nn.Linear");
+    o->b = size_arg(in, a, 1, "out_features", 0, "nn.Linear");
+    o->w = param4(in, o->a, o->b, 1, 1);
+    o->bias = bool_or(a, 2, "bias", true) ? param4(in, o->b, 1, 1, 1) : 0;
     return m;
 }
 
@@ -410,9 +499,9 @@ static AVal *nn_embedding(Interp *in, const char *name, Args *a)
     Obj *o;
     AVal *m = new_module(in, NN_EMBEDDING, &o);
     (void)name;
-    o->a = int_or(a, 0, "num_embeddings", 0);
-    o->b = int_or(a, 1, "embedding_dim", 0);
-    o->w = param(in, (uint64_t)(o->a * o->b));
+    o->a = size_arg(in, a, 0, "num_embeddings", 0, "nn.Embedding");
+    o->b = size_arg(in, a, 1, "embedding_dim", 0, "nn.Embedding");
+    o->w = param4(in, o->a, o->b, 1, 1);
     return m;
 }
 
@@ -425,13 +514,10 @@ static int64_t norm_size(Args *a, int from)
         Args one = {{arg(a, -1, "normalized_shape")}, {NULL}, 1};
         nd = shape_args(&one, 0, dim);
     }
-    int64_t n = 1;
-    for (int i = 0; i < nd && i < 1; i++)
-        n = dim[i];
-    if (nd > 1)
-        for (int i = 1; i < nd; i++)
-            n *= dim[i];
-    return n;
+    uint64_t n = 1;
+    for (int i = 0; i < nd; i++)
+        n = dim[i] > 0 ? ck_mul(n, (uint64_t)dim[i]) : 0;
+    return nd > 0 && n <= CK_NUMEL_MAX ? (int64_t)n : 0;   /* 0: no weight (and no elements to check) */
 }
 
 /* LayerNorm, RMSNorm (no bias) and GroupNorm (its channels come second). */
@@ -441,9 +527,27 @@ static AVal *nn_norm(Interp *in, const char *name, Args *a)
     AVal *m = new_module(in, eq(name, "RMSNorm") ? NN_RMSNORM : NN_LAYERNORM, &o);
     o->a = norm_size(a, eq(name, "GroupNorm") ? 1 : 0);
     bool affine = bool_or(a, -1, "elementwise_affine", true) && bool_or(a, -1, "affine", true);
-    o->w = affine ? param(in, (uint64_t)o->a) : 0;
-    o->bias = affine && !eq(name, "RMSNorm") && bool_or(a, -1, "bias", true) ? param(in, (uint64_t)o->a) : 0;
+    o->w = affine ? param4(in, o->a, 1, 1, 1) : 0;
+    o->bias = affine && !eq(name, "RMSNorm") && bool_or(a, -1, "bias", true) ? param4(in, o->a, 1, 1, 1) : 0;
     return m;
+}
+
+/* A convolution's kernel side, stride and groups: positive, and at most
+ * 2**16 (wider than any image side pfc models); returns the kernel side. */
+static int64_t conv_geometry(Interp *in, Obj *o, const Args *a, const char *what, int64_t kk)
+{
+    if (kk <= 0) {
+        refuse(in, arena_printf(in->a, "%s's kernel_size is %lld, not a positive integer", what, (long long)kk));
+        kk = 1;
+    }
+    o->stride = (int)size_arg(in, a, 3, "stride", 1, what);
+    o->groups = (int)size_arg(in, a, 6, "groups", 1, what);
+    if (kk > 65536 || o->stride > 65536 || o->groups > 65536) {
+        refuse(in, arena_printf(in->a, "%s's kernel, stride or groups is too large to estimate", what));
+        kk = o->stride = o->groups = 1;
+    }
+    o->k = (int)kk;
+    return kk;
 }
 
 static AVal *nn_conv_transpose(Interp *in, const char *name, Args *a)
@@ -451,17 +555,13 @@ static AVal *nn_conv_transpose(Interp *in, const char *name, Args *a)
     Obj *o;
     AVal *m = new_module(in, NN_CONVT2D, &o);
     (void)name;
-    o->a = int_or(a, 0, "in_channels", 0);
-    o->b = int_or(a, 1, "out_channels", 0);
-    int64_t kk = int_or(a, 2, "kernel_size", 1);
-    o->k = (int)kk;
-    o->stride = (int)int_or(a, 3, "stride", 1);
-    o->pad = (int)int_or(a, 4, "padding", 0);
-    o->c = int_or(a, 5, "output_padding", 0);
-    o->groups = (int)int_or(a, 6, "groups", 1);
-    uint64_t g = o->groups > 0 ? (uint64_t)o->groups : 1;
-    o->w = param(in, (uint64_t)(o->a * o->b) / g * (uint64_t)(kk * kk));
-    o->bias = bool_or(a, 7, "bias", true) ? param(in, (uint64_t)o->b) : 0;
+    o->a = size_arg(in, a, 0, "in_channels", 0, "nn.ConvTranspose2d");
+    o->b = size_arg(in, a, 1, "out_channels", 0, "nn.ConvTranspose2d");
+    int64_t kk = conv_geometry(in, o, a, "nn.ConvTranspose2d", first_int(arg(a, 2, "kernel_size"), 1));
+    o->pad = (int)count_arg(in, a, 4, "padding", 0, "nn.ConvTranspose2d");
+    o->c = count_arg(in, a, 5, "output_padding", 0, "nn.ConvTranspose2d");
+    o->w = param4(in, o->a / o->groups, o->b, kk, kk);
+    o->bias = bool_or(a, 7, "bias", true) ? param4(in, o->b, 1, 1, 1) : 0;
     return m;
 }
 
@@ -470,17 +570,14 @@ static AVal *nn_conv(Interp *in, const char *name, Args *a)
 {
     Obj *o;
     AVal *m = new_module(in, NN_CONV2D, &o);
-    o->a = int_or(a, 0, "in_channels", 0);
-    o->b = int_or(a, 1, "out_channels", 0);
-    int64_t kk = first_int(arg(a, 2, "kernel_size"), 1);
-    o->k = (int)kk;
-    o->stride = (int)int_or(a, 3, "stride", 1);
+    const char *what = eq(name, "Conv1d") ? "nn.Conv1d" : "nn.Conv2d";
+    o->a = size_arg(in, a, 0, "in_channels", 0, what);
+    o->b = size_arg(in, a, 1, "out_channels", 0, what);
+    int64_t kk = conv_geometry(in, o, a, what, first_int(arg(a, 2, "kernel_size"), 1));
     AVal *p = arg(a, 4, "padding");
-    o->pad = p && p->k == AV_STR ? o->k / 2 : (int)int_or(a, 4, "padding", 0);
-    o->groups = (int)int_or(a, 6, "groups", 1);
-    uint64_t g = o->groups > 0 ? (uint64_t)o->groups : 1;
-    o->w = param(in, (uint64_t)(o->a * o->b) / g * (uint64_t)(kk * (eq(name, "Conv1d") ? 1 : kk)));
-    o->bias = bool_or(a, 7, "bias", true) ? param(in, (uint64_t)o->b) : 0;
+    o->pad = p && p->k == AV_STR ? o->k / 2 : (int)count_arg(in, a, 4, "padding", 0, what);
+    o->w = param4(in, o->a / o->groups, o->b, kk, eq(name, "Conv1d") ? 1 : kk);
+    o->bias = bool_or(a, 7, "bias", true) ? param4(in, o->b, 1, 1, 1) : 0;
     return m;
 }
 
@@ -490,10 +587,10 @@ static AVal *nn_batch_norm(Interp *in, const char *name, Args *a)
     Obj *o;
     AVal *m = new_module(in, NN_BATCHNORM, &o);
     (void)name;
-    o->a = int_or(a, 0, "num_features", 0);
+    o->a = size_arg(in, a, 0, "num_features", 0, "nn.BatchNorm");
     bool affine = bool_or(a, -1, "affine", true);
-    o->w = affine ? param(in, (uint64_t)o->a) : 0;
-    o->bias = affine ? param(in, (uint64_t)o->a) : 0;
+    o->w = affine ? param4(in, o->a, 1, 1, 1) : 0;
+    o->bias = affine ? param4(in, o->a, 1, 1, 1) : 0;
     tr_buffer(in->tr, (uint64_t)o->a * 4);
     tr_buffer(in->tr, (uint64_t)o->a * 4);
     tr_buffer(in->tr, 8);
@@ -506,9 +603,10 @@ static AVal *nn_rnn(Interp *in, const char *name, Args *a)
 {
     Obj *o;
     AVal *m = new_module(in, NN_LSTM, &o);
-    o->a = int_or(a, 0, "input_size", 0);
-    o->b = int_or(a, 1, "hidden_size", 0);
-    o->c = int_or(a, 2, "num_layers", 1);
+    const char *what = eq(name, "GRU") ? "nn.GRU" : "nn.LSTM";
+    o->a = size_arg(in, a, 0, "input_size", 0, what);
+    o->b = size_arg(in, a, 1, "hidden_size", 0, what);
+    o->c = size_arg(in, a, 2, "num_layers", 1, what);
     o->p = num_or(a, -1, "dropout", 0);
     o->groups = bool_or(a, -1, "batch_first", false);
     o->k = eq(name, "GRU") ? 3 : 4;                          /* gates */
@@ -518,8 +616,9 @@ static AVal *nn_rnn(Interp *in, const char *name, Args *a)
      * one parameter per layer holds both directions */
     for (int64_t l = 0; l < o->c && l < 11; l++) {
         int64_t inl = l ? o->b * o->stride : o->a;
-        uint64_t n = (uint64_t)(o->k * o->b) * (uint64_t)(inl + o->b) + (uint64_t)(2 * o->k * o->b);
-        o->wall[l] = param(in, n * (uint64_t)o->stride);
+        uint64_t gh = ck_mul((uint64_t)o->k, (uint64_t)o->b);
+        uint64_t n = ck_add(ck_mul(gh, (uint64_t)(inl + o->b)), ck_mul(2, gh));
+        o->wall[l] = o->b > 0 && o->a > 0 ? param(in, ck_mul(n, (uint64_t)o->stride)) : 0;
     }
     return m;
 }
@@ -588,8 +687,8 @@ static AVal *nn_mha(Interp *in, const char *name, Args *a)
     Obj *o;
     AVal *m = new_module(in, NN_MHA, &o);
     (void)name;
-    o->a = int_or(a, 0, "embed_dim", 0);
-    o->k = (int)int_or(a, 1, "num_heads", 1);
+    o->a = size_arg(in, a, 0, "embed_dim", 0, "nn.MultiheadAttention");
+    o->k = (int)size_arg(in, a, 1, "num_heads", 0, "nn.MultiheadAttention");
     o->p = num_or(a, 2, "dropout", 0);
     o->groups = bool_or(a, -1, "batch_first", false);
     mha_params(in, o, bool_or(a, 3, "bias", true));
@@ -602,8 +701,9 @@ static AVal *nn_tlayer(Interp *in, const char *name, Args *a)
     AVal *m = new_module(in, NN_TLAYER, &o);
     (void)name;
     AVal *act = arg(a, 4, "activation");
-    tlayer_init(in, o, int_or(a, 0, "d_model", 0), (int)int_or(a, 1, "nhead", 1),
-                int_or(a, 2, "dim_feedforward", 2048), num_or(a, 3, "dropout", 0.1),
+    const char *what = "nn.TransformerEncoderLayer";
+    tlayer_init(in, o, size_arg(in, a, 0, "d_model", 0, what), (int)size_arg(in, a, 1, "nhead", 0, what),
+                size_arg(in, a, 2, "dim_feedforward", 2048, what), num_or(a, 3, "dropout", 0.1),
                 act && ((act->k == AV_STR && strcmp(act->s, "gelu") == 0) ||
                         (act->k == AV_QUAL && strstr(act->s, "gelu"))),
                 bool_or(a, -1, "batch_first", false), bool_or(a, -1, "norm_first", false));
@@ -872,9 +972,10 @@ static AVal *b_range(Interp *in, const char *name, Args *a)
     } else if (!int_arg(a, 0, NULL, &hi)) {
         return av_unknown(in);
     }
-    if (step <= 0 || hi - lo > 100000)
+    int64_t span;
+    if (step <= 0 || !ck_isub(hi, lo, &span) || span > 100000)
         return av_unknown(in);
-    AVal *s = av_seq(in, hi > lo ? (uint32_t)((hi - lo + step - 1) / step) : 0);
+    AVal *s = av_seq(in, span > 0 ? (uint32_t)((span + step - 1) / step) : 0);
     for (uint32_t i = 0; i < s->n; i++)
         s->items[i] = av_int(in, lo + (int64_t)i * step);
     return s;
@@ -1779,14 +1880,20 @@ static AVal *permute(Interp *in, AVal *x, Args *a)
     if (nd != x->nd)
         return av_unknown(in);
     int64_t out[TR_MAXDIM];
-    uint8_t p[TR_MAXDIM], q[TR_MAXDIM], where[TR_MAXDIM];
-    layout(x, p);
-    for (int i = 0; i < nd; i++) {
-        out[i] = x->dim[norm_dim(x, dim[i])];
-        where[norm_dim(x, dim[i]) & 7] = (uint8_t)i;   /* old logical dim -> new */
+    uint8_t p[TR_MAXDIM], q[TR_MAXDIM], where[TR_MAXDIM] = {0}, from[TR_MAXDIM];
+    for (int i = 0; i < nd && i < TR_MAXDIM; i++) {
+        int d = norm_dim(x, dim[i]);
+        if (d < 0 || d >= nd)
+            return av_unknown(in);   /* torch raises: a dimension out of range */
+        from[i] = (uint8_t)d;
     }
-    for (int i = 0; i < nd; i++)
-        q[i] = where[p[i] & 7];
+    layout(x, p);
+    for (int i = 0; i < nd && i < TR_MAXDIM; i++) {
+        out[i] = x->dim[from[i]];
+        where[from[i]] = (uint8_t)i;   /* old logical dim -> new */
+    }
+    for (int i = 0; i < nd && i < TR_MAXDIM; i++)
+        q[i] = where[p[i] % TR_MAXDIM];
     AVal *r = x->gpu ? tensor_result(in, tr_view(in->tr, x->t, nd, out)) : av_tensor_new(in, (DType)x->dtype, nd, out, false);
     set_layout(r, q, nd);
     return r;
@@ -1808,10 +1915,16 @@ static AVal *split(Interp *in, AVal *x, const char *name, Args *a)
     int64_t dim[TR_MAXDIM];
     int64_t size = int_or(a, 0, NULL, 1);
     int d = norm_dim(x, int_or(a, 1, "dim", 0));
-    if (d < 0 || d >= x->nd || size <= 0)
+    if (size <= 0) {
+        refuse(in, arena_printf(in->a, "%s(%lld): the %s is not positive", name, (long long)size,
+                                eq(name, "chunk") ? "number of chunks" : "split size"));
         return av_unknown(in);
-    int64_t n = eq(name, "chunk") ? size : (x->dim[d] + size - 1) / size;
-    int64_t part = eq(name, "chunk") ? (x->dim[d] + size - 1) / size : size;
+    }
+    if (d < 0 || d >= x->nd)
+        return av_unknown(in);
+    int64_t up = ck_sadd(x->dim[d], size - 1);   /* rounding up, without wrapping */
+    int64_t n = eq(name, "chunk") ? size : up / size;
+    int64_t part = eq(name, "chunk") ? up / size : size;
     if (n > 64)
         return av_unknown(in);
     AVal *s = av_seq(in, (uint32_t)n);
@@ -1835,8 +1948,8 @@ static AVal *squeeze(Interp *in, AVal *x, const char *name, Args *a)
     if (eq(name, "flatten")) {
         int s = norm_dim(x, int_or(a, 0, "start_dim", 0)), e = norm_dim(x, int_or(a, 1, "end_dim", -1));
         for (int i = 0; i < x->nd; i++) {
-            if (i > s && i <= e)
-                dim[nd - 1] *= x->dim[i];
+            if (i > s && i <= e && nd > 0)
+                dim[nd - 1] = ck_smul(dim[nd - 1], x->dim[i]);
             else
                 dim[nd++] = x->dim[i];
         }

@@ -8,6 +8,7 @@
  * cast once per region and cached), reductions, norms, softmax, pow and the
  * losses run in fp32, everything else in the widest input type. */
 #include "trace.h"
+#include "checked.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -17,7 +18,7 @@ static const char *const dt_names[DT__COUNT] = {"fp32", "bf16", "fp16", "int64",
 uint32_t dtype_size(DType t) { return dt_bytes[t]; }
 const char *dtype_name(DType t) { return dt_names[t]; }
 
-uint64_t alloc_round(uint64_t bytes) { return (bytes + 511) / 512 * 512; }
+uint64_t alloc_round(uint64_t bytes) { return bytes > UINT64_MAX - 511 ? bytes : (bytes + 511) / 512 * 512; }
 
 void tr_init(Trace *tr, Arena *a)
 {
@@ -33,6 +34,54 @@ void tr_init(Trace *tr, Arena *a)
 static uint32_t record(Trace *tr, const char *name, const TId *in, int nin, TId out);
 static void save(Trace *tr, TId x);
 
+void tr_refuse(Trace *tr, const char *why)
+{
+    if (tr->error)
+        return;
+    tr->error = why;
+    tr->error_site = tr->site;
+}
+
+static void shape_text(char *out, size_t n, int nd, const int64_t *dim)
+{
+    size_t k = (size_t)snprintf(out, n, "(");
+    for (int i = 0; i < nd && k < n; i++)
+        k += dim[i] == TR_NOT_INT ? (size_t)snprintf(out + k, n - k, "%s?", i ? ", " : "")
+                                  : (size_t)snprintf(out + k, n - k, "%s%lld", i ? ", " : "", (long long)dim[i]);
+    if (k < n)
+        snprintf(out + k, n - k, ")");
+}
+
+bool tr_check_shape(Trace *tr, const char *what, int nd, int64_t *dim)
+{
+    const char *bad = NULL;
+    for (int i = 0; i < nd && !bad; i++)
+        if (!ck_dim_ok(dim[i]))
+            bad = dim[i] == TR_NOT_INT ? "a size that is not an integer pfc can take (a float, or over 2**63)"
+                  : dim[i] <= 0        ? "a dimension that is not positive"
+                                       : "a dimension too large to estimate";
+    if (!bad && ck_numel(dim, nd) > CK_NUMEL_MAX)
+        bad = "more elements than pfc can estimate";
+    if (!bad)
+        return true;
+    char shape[160];
+    shape_text(shape, sizeof shape, nd, dim);
+    tr_refuse(tr, arena_printf(tr->arena, "%s of shape %s has %s", what, shape, bad));
+    for (int i = 0; i < nd; i++)
+        if (!ck_dim_ok(dim[i]))
+            dim[i] = 1;
+    return false;
+}
+
+/* The arena one estimate may fill: past it, recording stops with a refusal. */
+static bool out_of_memory(Trace *tr)
+{
+    if (tr->arena->total <= CK_ARENA_MAX)
+        return false;
+    tr_refuse(tr, "the script needs more memory to interpret than an estimate may use (1 GiB)");
+    return true;
+}
+
 /* ---- tensors ------------------------------------------------------------------------- */
 
 static TTensor *T(const Trace *tr, TId x) { return &tr->t.v[x]; }
@@ -44,15 +93,9 @@ static TId root(const Trace *tr, TId x)
     return x;
 }
 
-uint64_t tr_numel(const Trace *tr, TId x)
-{
-    uint64_t n = 1;
-    for (int i = 0; i < T(tr, x)->nd; i++)
-        n *= (uint64_t)(T(tr, x)->dim[i] > 0 ? T(tr, x)->dim[i] : 1);
-    return n;
-}
+uint64_t tr_numel(const Trace *tr, TId x) { return ck_numel(T(tr, x)->dim, T(tr, x)->nd); }
 
-uint64_t tr_bytes(const Trace *tr, TId x) { return alloc_round(tr_numel(tr, x) * dt_bytes[T(tr, x)->dtype]); }
+uint64_t tr_bytes(const Trace *tr, TId x) { return alloc_round(ck_mul(tr_numel(tr, x), dt_bytes[T(tr, x)->dtype])); }
 
 int64_t tr_dim(const Trace *tr, TId x, int i)
 {
@@ -67,8 +110,10 @@ DType tr_dtype(const Trace *tr, TId x) { return (DType)T(tr, x)->dtype; }
 static TId new_tensor(Trace *tr, DType dt, int nd, const int64_t *dim, bool grad)
 {
     TTensor t = {0};
-    t.nd = (uint8_t)(nd > TR_MAXDIM ? TR_MAXDIM : nd);
+    t.nd = (uint8_t)(nd > TR_MAXDIM ? TR_MAXDIM : nd < 0 ? 0 : nd);
     memcpy(t.dim, dim, t.nd * sizeof *dim);
+    tr_check_shape(tr, "a tensor", t.nd, t.dim);
+    out_of_memory(tr);
     t.dtype = (uint8_t)dt;
     t.grad = grad && !tr->no_grad;
     t.ckpt = tr->ckpt;
@@ -141,6 +186,11 @@ static bool needs_grad(const Trace *tr, TId x) { return x && T(tr, x)->grad; }
 
 uint32_t tr_param_dtype(Trace *tr, uint64_t numel, DType dt, bool trainable)
 {
+    if (numel > CK_NUMEL_MAX) {
+        tr_refuse(tr, arena_printf(tr->arena, "a parameter of %.3g elements is too large to estimate",
+                                   (double)numel));
+        numel = 1;
+    }
     TParam p = {numel, (uint8_t)dt, trainable, 0, 0};
     VEC_PUSH(tr->arena, tr->params, p);
     return tr->params.n;
@@ -151,7 +201,7 @@ uint32_t tr_param(Trace *tr, uint64_t numel)
     return tr_param_dtype(tr, numel, tr->weight_dtype, !tr->frozen);
 }
 
-void tr_buffer(Trace *tr, uint64_t bytes) { tr->buffer_bytes += alloc_round(bytes); }
+void tr_buffer(Trace *tr, uint64_t bytes) { tr->buffer_bytes = ck_add(tr->buffer_bytes, alloc_round(bytes)); }
 
 void tr_param_drop(Trace *tr, uint32_t p)
 {
@@ -168,21 +218,35 @@ void tr_param_totals(const Trace *tr, ParamTotals *out)
     memset(out, 0, sizeof *out);
     for (uint32_t i = 0; i < tr->params.n; i++) {
         const TParam *p = &tr->params.v[i];
-        uint64_t raw = p->numel * dt_bytes[p->dtype], bytes = alloc_round(raw);
-        out->total += p->numel;
-        out->bytes += bytes;
-        out->raw_bytes += raw;
+        uint64_t raw = ck_mul(p->numel, dt_bytes[p->dtype]), bytes = alloc_round(raw);
+        out->total = ck_add(out->total, p->numel);
+        out->bytes = ck_add(out->bytes, bytes);
+        out->raw_bytes = ck_add(out->raw_bytes, raw);
         if (p->trainable)
-            out->raw_trainable_bytes += raw;
+            out->raw_trainable_bytes = ck_add(out->raw_trainable_bytes, raw);
         if (p->trainable && p->numel)
             out->trainable_tensors++;
         if (p->trainable) {
-            out->trainable += p->numel;
-            out->trainable_bytes += bytes;
+            out->trainable = ck_add(out->trainable, p->numel);
+            out->trainable_bytes = ck_add(out->trainable_bytes, bytes);
         } else {
-            out->frozen_bytes += bytes;
+            out->frozen_bytes = ck_add(out->frozen_bytes, bytes);
         }
     }
+}
+
+uint64_t tr_total_bytes(const Trace *tr)
+{
+    uint64_t sum = 0;
+    for (uint32_t i = 1; i < tr->t.n; i++)
+        if (!tr->t.v[i].base)
+            sum = ck_add(sum, tr_bytes(tr, i));
+    for (uint32_t i = 0; i < tr->ops.n; i++)
+        sum = ck_add(sum, tr->ops.v[i].workspace);
+    ParamTotals pt;
+    tr_param_totals(tr, &pt);
+    /* weights, gradients and up to 12 bytes of optimizer state a parameter */
+    return ck_add(ck_add(sum, ck_mul(pt.bytes, 2)), ck_mul(pt.total, 16));
 }
 
 /* ---- recording ----------------------------------------------------------------------- */
@@ -193,6 +257,8 @@ static uint32_t record(Trace *tr, const char *name, const TId *in, int nin, TId 
         tr->overflow = true;
         return 0;
     }
+    if (out_of_memory(tr))
+        return 0;
     TOp op = {0};
     op.name = name;
     op.nin = (uint8_t)(nin > TR_MAXIN ? TR_MAXIN : nin);
@@ -312,8 +378,10 @@ TId tr_matmul(Trace *tr, TId a, TId b)
     b = autocast_in(tr, b);
     int64_t dim[TR_MAXDIM];
     const TTensor *ta = T(tr, a);
-    int nd = ta->nd;
+    int nd = ta->nd ? ta->nd : 1;
     memcpy(dim, ta->dim, sizeof dim);
+    if (!ta->nd)
+        dim[0] = 1;
     dim[nd - 1] = tr_dim(tr, b, -1);
     TId y = new_tensor(tr, tr_dtype(tr, a), nd, dim, out_grad(tr, a, b, 0, 0));
     if (needs_grad(tr, a))
@@ -332,7 +400,9 @@ TId tr_embedding(Trace *tr, TId ids, int64_t d, uint32_t w)
     memcpy(dim, t->dim, sizeof dim);
     int nd = t->nd < TR_MAXDIM ? t->nd : TR_MAXDIM - 1;
     dim[nd] = d;
-    TId y = new_tensor(tr, (DType)P(tr, w)->dtype, nd + 1, dim, param_trains(tr, w));
+    /* nn.Embedding without a weight (its sizes unknown): the weights' dtype */
+    DType dt = w ? (DType)P(tr, w)->dtype : tr->weight_dtype;
+    TId y = new_tensor(tr, dt, nd + 1, dim, param_trains(tr, w));
     if (param_trains(tr, w))
         save(tr, ids);
     use_param(tr, w);
@@ -342,7 +412,7 @@ TId tr_embedding(Trace *tr, TId ids, int64_t d, uint32_t w)
 
 static int64_t conv_out(int64_t n, int k, int stride, int pad)
 {
-    int64_t o = (n + 2 * pad - k) / (stride ? stride : 1) + 1;
+    int64_t o = ck_sadd(ck_sadd(n, ck_smul(2, pad)), -(int64_t)k) / (stride ? stride : 1) + 1;
     return o > 0 ? o : 1;
 }
 
@@ -387,8 +457,9 @@ TId tr_conv_transpose2d(Trace *tr, TId x, int64_t cout, int k, int stride, int p
     weight_as_used(tr, b);
     const TTensor *t = T(tr, x);
     int64_t s = stride ? stride : 1;
-    int64_t dim[4] = {t->dim[0], cout, (t->dim[2] - 1) * s - 2 * pad + k + out_pad,
-                      (t->dim[3] - 1) * s - 2 * pad + k + out_pad};
+    int64_t extra = ck_sadd(ck_sadd(-2 * (int64_t)pad, k), out_pad);
+    int64_t dim[4] = {t->dim[0], cout, ck_sadd(ck_smul(t->dim[2] - 1, s), extra),
+                      ck_sadd(ck_smul(t->dim[3] - 1, s), extra)};
     return convolution(tr, "conv_transpose2d", x, wc, 4, dim, w, b);
 }
 
@@ -609,10 +680,12 @@ TId tr_cat(Trace *tr, const TId *xs, int n, int axis)
     int nd = t->nd;
     if (axis < 0)
         axis += nd;
+    if (axis < 0 || axis >= TR_MAXDIM)
+        axis = nd > 0 ? nd - 1 : 0;   /* an axis the tensor lacks: torch raises, pfc keeps going */
     bool grad = false;
     dim[axis] = 0;
     for (int i = 0; i < n; i++) {
-        dim[axis] += tr_dim(tr, xs[i], axis);
+        dim[axis] = ck_sadd(dim[axis], tr_dim(tr, xs[i], axis));
         grad |= needs_grad(tr, xs[i]);
     }
     TId y = new_tensor(tr, tr_dtype(tr, xs[0]), nd, dim, grad);
@@ -624,8 +697,9 @@ TId tr_slice_last(Trace *tr, TId x, int64_t n)
 {
     int64_t dim[TR_MAXDIM];
     memcpy(dim, T(tr, x)->dim, sizeof dim);
-    dim[T(tr, x)->nd - 1] = n;
-    return tr_view(tr, x, T(tr, x)->nd, dim);
+    int nd = T(tr, x)->nd ? T(tr, x)->nd : 1;
+    dim[nd - 1] = n;
+    return tr_view(tr, x, nd, dim);
 }
 
 TId tr_sdpa(Trace *tr, TId q, TId k, TId v, double dropout)
@@ -722,12 +796,12 @@ TId tr_lstm(Trace *tr, TId x, int64_t hidden, int layers, int gates, int directi
     if (!tr->no_grad) {
         save(tr, x);
         save(tr, y);
-        int64_t step = tr_dim(tr, x, 0) * tr_dim(tr, x, 1) * hidden * dirs;
-        int64_t n = step * ((gates + 1) * layers + (layers - 1));
+        int64_t step = ck_smul(ck_smul(tr_dim(tr, x, 0), tr_dim(tr, x, 1)), ck_smul(hidden, dirs));
+        int64_t n = ck_smul(step, (int64_t)(gates + 1) * layers + (layers - 1));
         TId reserve = new_tensor(tr, tr_dtype(tr, x), 1, &n, false);
         save(tr, reserve);
         if (dropout > 0 && tr->training && layers > 1) {
-            int64_t m = step * (layers - 1);
+            int64_t m = ck_smul(step, layers - 1);
             TId mask = new_tensor(tr, DT_U8, 1, &m, false);
             save(tr, mask);
         }

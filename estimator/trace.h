@@ -23,6 +23,9 @@ uint32_t dtype_size(DType t);
 const char *dtype_name(DType t);
 
 #define TR_MAXDIM 6
+/* A size the script gives that is a number but not an int64 (1.5, 2**64):
+ * the shape check refuses it. */
+#define TR_NOT_INT INT64_MIN
 typedef uint32_t TId;   /* tensor handle; 0 is "none" */
 
 typedef struct TTensor {
@@ -81,9 +84,22 @@ typedef struct Trace {
     uint32_t layers;             /* repeated blocks (FSDP gathers one or two at a time) */
     uint64_t steps;              /* guard against runaway recording */
     bool overflow;               /* too many ops: the caller reports it */
+    /* A refusal: a shape, size or count the estimate cannot take as meant
+     * (not positive, too large, more memory than an estimate may use). The
+     * first one is kept with `site`, the caller's source node at the time
+     * (the interpreter sets it), so the report can say where. */
+    const char *error;
+    uint32_t site, error_site;
 } Trace;
 
 void tr_init(Trace *tr, Arena *a);
+/* Records a refusal (the first one wins); recording goes on with safe values. */
+void tr_refuse(Trace *tr, const char *why);
+/* Whether every dimension is 1 .. CK_DIM_MAX and the elements at most
+ * CK_NUMEL_MAX; if not, refuses (what names the tensor's maker) and replaces
+ * the bad dimensions by 1 so that nothing downstream divides by zero or
+ * loops over them. */
+bool tr_check_shape(Trace *tr, const char *what, int nd, int64_t *dim);
 
 /* ---- tensors ---- */
 TId tr_input(Trace *tr, DType dt, int nd, const int64_t *dim);   /* data the script feeds */
@@ -174,6 +190,10 @@ typedef struct PassMemory {
     uint64_t kept_outputs;    /* of which the model's outputs the script holds */
     uint64_t graph;           /* what the autograd graph holds (saved, not recomputed) */
 } PassMemory;
+
+/* Every tensor's and parameter's bytes added up (saturating): when this is
+ * under CK_BYTES_MAX no sum the simulation forms can wrap. */
+uint64_t tr_total_bytes(const Trace *tr);
 
 /* grads_exist: the parameters' .grad already exist (no new allocation). */
 void tr_simulate(const Trace *tr, bool backward, bool grads_exist, PassMemory *out);

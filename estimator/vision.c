@@ -30,6 +30,7 @@
  * Parameters are created with the exact shapes torchvision gives them
  * (grouped convs hold cout * cin / groups * k * k weights), so the totals equal
  * the published num_params. BatchNorm's running statistics are buffers. */
+#include "checked.h"
 #include "vision.h"
 #include <math.h>
 #include <string.h>
@@ -68,10 +69,7 @@ static TId fresh(Trace *tr, DType dt, int nd, const int64_t *dim, bool grad)
  * requires grad so the ops consuming it save what its gradient needs. */
 static TId param_tensor(Trace *tr, int nd, const int64_t *dim)
 {
-    uint64_t n = 1;
-    for (int i = 0; i < nd; i++)
-        n *= (uint64_t)dim[i];
-    uint32_t p = tr_param(tr, n);
+    uint32_t p = tr_param(tr, ck_numel(dim, nd));
     bool trains = tr->params.v[p - 1].trainable;
     return fresh(tr, tr->weight_dtype, nd, dim, trains);
 }
@@ -79,7 +77,8 @@ static TId param_tensor(Trace *tr, int nd, const int64_t *dim)
 static TId conv(Trace *tr, TId x, int64_t cout, int k, int stride, int pad, int groups, bool bias)
 {
     int64_t cin = chans(tr, x);
-    uint32_t w = tr_param(tr, (uint64_t)(cout * (cin / groups) * k * k));
+    uint64_t per_group = (uint64_t)(groups > 0 && cin / groups > 0 ? cin / groups : 1);
+    uint32_t w = tr_param(tr, ck_mul(ck_mul((uint64_t)cout, per_group), (uint64_t)k * (uint64_t)k));
     uint32_t b = bias ? tr_param(tr, (uint64_t)cout) : 0;
     return tr_conv2d(tr, x, cout, k, stride, pad, groups, w, b);
 }
@@ -89,8 +88,8 @@ static TId bn(Trace *tr, TId x)
     uint64_t c = (uint64_t)chans(tr, x);
     uint32_t w = tr_param(tr, c);
     uint32_t b = tr_param(tr, c);
-    tr_buffer(tr, c * dtype_size(tr->weight_dtype));   /* running_mean */
-    tr_buffer(tr, c * dtype_size(tr->weight_dtype));   /* running_var */
+    tr_buffer(tr, ck_mul(c, dtype_size(tr->weight_dtype)));   /* running_mean */
+    tr_buffer(tr, ck_mul(c, dtype_size(tr->weight_dtype)));   /* running_var */
     tr_buffer(tr, 8);                                  /* num_batches_tracked (int64) */
     return tr_batch_norm(tr, x, w, b);
 }
@@ -106,7 +105,7 @@ static TId ln(Trace *tr, TId x)
 static TId linear(Trace *tr, TId x, int64_t out, bool bias)
 {
     int64_t in = tr_dim(tr, x, -1);
-    uint32_t w = tr_param(tr, (uint64_t)(in * out));
+    uint32_t w = tr_param(tr, ck_mul((uint64_t)in, (uint64_t)out));
     uint32_t b = bias ? tr_param(tr, (uint64_t)out) : 0;
     return tr_linear(tr, x, out, w, b);
 }

@@ -42,6 +42,7 @@ order.sh
 robustness.sh
 inputs.sh
 linear.sh
+estimate_safety.sh
 fix_corpus.sh
 sarif.sh
 estimator.sh
