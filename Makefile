@@ -59,8 +59,10 @@ golden: $(BUILD)/pfc
 corpus: $(BUILD)/pfc
 	PFC=$(BUILD)/pfc tests/corpus.sh
 
+# LeakSanitizer is on by default with ASan on Linux; said explicitly so that a
+# leak on any path (malformed configs included) fails the run.
 asan:
-	$(MAKE) test BUILD=build-asan OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" LDFLAGS="-fsanitize=address,undefined"
+	ASAN_OPTIONS=$${ASAN_OPTIONS:+$$ASAN_OPTIONS:}detect_leaks=1 $(MAKE) test BUILD=build-asan OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" LDFLAGS="-fsanitize=address,undefined"
 
 bench: $(BUILD)/pfc
 	PFC=$(BUILD)/pfc tests/bench.sh
