@@ -5,6 +5,7 @@
  * implicit line joining, a mode stack for PEP 701 f-strings) but dispatches on a
  * 256-entry character class table, as SQLite's tokenize.c does. */
 #include "lexer.h"
+#include "decode_check.h"
 #include "encodings.h"
 #include "escapes.h"
 #include "unicode_id.h"
@@ -247,16 +248,29 @@ static void check_encoding(Lexer *L, bool has_bom, uint32_t start)
     const char *name = L->s + ns;
     const char *normal = enc_normal_name(name, nl);
     if (has_bom && !(normal && strcmp(normal, "utf-8") == 0)) {
-        diag(L, ns, ns + nl, arena_printf(L->in->arena, "encoding problem: %.*s with BOM",
-                                          (int)nl, name));
+        /* CPython names the codec by its normal name when it has one */
+        diag(L, ns, ns + nl,
+             arena_printf(L->in->arena, "encoding problem: %.*s with BOM",
+                          normal ? (int)strlen(normal) : (int)nl, normal ? normal : name));
         return;
     }
     if (!normal && !enc_is_text_encoding(name, nl)) {
-        diag(L, ns, ns + nl,
-             arena_printf(L->in->arena, "unknown encoding: %.*s", (int)nl, name));
+        const char *why = enc_is_known(name, nl)
+                              ? "'%.*s' is not a text encoding; use codecs.decode() to handle "
+                                "arbitrary codecs"
+                              : "unknown encoding: %.*s";
+        diag(L, ns, ns + nl, arena_printf(L->in->arena, why, (int)nl, name));
         return;
     }
     L->utf8 = normal ? strcmp(normal, "utf-8") == 0 : enc_is_utf8(name, nl);
+    if (!L->utf8) {
+        uint32_t at;
+        const char *codec = normal ? normal : name;
+        const char *msg = enc_check_source(L->in->arena, codec, normal ? strlen(normal) : nl,
+                                           L->s, L->n, &at);
+        if (msg)
+            diag(L, at, at + 1, msg);
+    }
 }
 
 /* ---- brackets --------------------------------------------------------------------- */
