@@ -59,9 +59,11 @@ golden: $(BUILD)/pfc
 corpus: $(BUILD)/pfc
 	PFC=$(BUILD)/pfc tests/corpus.sh
 
-# EST_MUTATE: mutated copies of each training script estimate_safety.sh runs
+# EST_MUTATE: mutated copies of each training script estimate_safety.sh runs.
+# LeakSanitizer is on by default with ASan on Linux; said explicitly so that a
+# leak on any path (malformed configs included) fails the run.
 asan:
-	EST_MUTATE=$${EST_MUTATE:-20} $(MAKE) test BUILD=build-asan OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" LDFLAGS="-fsanitize=address,undefined"
+	ASAN_OPTIONS=$${ASAN_OPTIONS:+$$ASAN_OPTIONS:}detect_leaks=1 EST_MUTATE=$${EST_MUTATE:-20} $(MAKE) test BUILD=build-asan OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" LDFLAGS="-fsanitize=address,undefined"
 
 bench: $(BUILD)/pfc
 	PFC=$(BUILD)/pfc tests/bench.sh

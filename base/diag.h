@@ -16,6 +16,7 @@ typedef ARENA_VEC(Diag) DiagVec;
  * --target-version. Versions are encoded as minor numbers of 3.x. */
 #define PY_FEATURES(X) \
     X(MATCH_STMT,         10, "match statement") \
+    X(CONTINUED_INDENT,   10, "indentation set by a line continuation at the start of a line") \
     X(WALRUS_INDEX,       10, "unparenthesized assignment expression in an index") \
     X(EXCEPT_STAR,        11, "except* clause") \
     X(STAR_INDEX,         11, "starred expression in an index") \
@@ -26,7 +27,10 @@ typedef ARENA_VEC(Diag) DiagVec;
     X(FSTRING_BACKSLASH,  12, "backslash inside an f-string replacement field") \
     X(FSTRING_COMMENT,    12, "comment inside an f-string replacement field") \
     X(FSTRING_NEWLINE,    12, "line break inside a single-quoted f-string replacement field") \
-    X(TYPE_PARAM_DEFAULT, 13, "type parameter default")
+    X(TYPE_PARAM_DEFAULT, 13, "type parameter default") \
+    X(UNICODE_14_NAME,    11, "\\N{...} name from Unicode 14.0") \
+    X(UNICODE_15_NAME,    12, "\\N{...} name from Unicode 15.0") \
+    X(UNICODE_15_1_NAME,  13, "\\N{...} name from Unicode 15.1")
 
 typedef enum PyFeature {
 #define X(id, minor, desc) FEAT_##id,

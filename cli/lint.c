@@ -753,6 +753,7 @@ int cmd_lint(int argc, char **argv)
     ConfigCache *configs = config_cache_new();
     status = resolve_configs(&run, configs, npaths ? argv : dot, npaths ? npaths : 1, &o);
     if (status >= 0) {
+        free(run.configs);
         config_cache_free(configs);
         path_list_free(&run.files);
         return status;

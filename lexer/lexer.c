@@ -5,7 +5,9 @@
  * implicit line joining, a mode stack for PEP 701 f-strings) but dispatches on a
  * 256-entry character class table, as SQLite's tokenize.c does. */
 #include "lexer.h"
+#include "decode_check.h"
 #include "encodings.h"
+#include "escapes.h"
 #include "unicode_id.h"
 #include <string.h>
 
@@ -47,6 +49,7 @@ typedef struct Frame {
     bool triple, raw;
     int paren_base;        /* FR_FIELD: bracket depth just inside its '{' */
     uint32_t start;        /* FR_FSTRING: offset of its prefix, for messages */
+    const char *bad_escape; /* FR_FSTRING: first invalid escape, reported at its end */
 } Frame;
 
 typedef struct Lexer {
@@ -64,6 +67,7 @@ typedef struct Lexer {
     bool line_has_tokens;  /* a logical line is in progress (NEWLINE is due) */
     bool utf8;             /* the source is declared or defaulted UTF-8 */
     bool fatal_depth;      /* too many brackets: stop tracking to avoid cascades */
+    bool has_nul;          /* the file holds a NUL byte, reported once at the first */
     uint32_t line_cursor, line_at_cursor;
 } Lexer;
 
@@ -173,6 +177,18 @@ static void check_utf8(Lexer *L, uint32_t from)
     }
 }
 
+/* CPython refuses a NUL byte anywhere in the source, strings and comments
+ * included, before it tokenizes anything. */
+static void check_nul(Lexer *L)
+{
+    const char *nul = memchr(L->s, '\0', L->n);
+    if (!nul)
+        return;
+    uint32_t at = (uint32_t)(nul - L->s);
+    diag(L, at, at + 1, "source code cannot contain null bytes");
+    L->has_nul = true;
+}
+
 /* ---- encoding declaration (PEP 263) -------------------------------------------- */
 
 /* Finds `coding[:=]\s*([-\w.]+)` in a comment-only line [p, end). */
@@ -232,16 +248,29 @@ static void check_encoding(Lexer *L, bool has_bom, uint32_t start)
     const char *name = L->s + ns;
     const char *normal = enc_normal_name(name, nl);
     if (has_bom && !(normal && strcmp(normal, "utf-8") == 0)) {
-        diag(L, ns, ns + nl, arena_printf(L->in->arena, "encoding problem: %.*s with BOM",
-                                          (int)nl, name));
+        /* CPython names the codec by its normal name when it has one */
+        diag(L, ns, ns + nl,
+             arena_printf(L->in->arena, "encoding problem: %.*s with BOM",
+                          normal ? (int)strlen(normal) : (int)nl, normal ? normal : name));
         return;
     }
     if (!normal && !enc_is_text_encoding(name, nl)) {
-        diag(L, ns, ns + nl,
-             arena_printf(L->in->arena, "unknown encoding: %.*s", (int)nl, name));
+        const char *why = enc_is_known(name, nl)
+                              ? "'%.*s' is not a text encoding; use codecs.decode() to handle "
+                                "arbitrary codecs"
+                              : "unknown encoding: %.*s";
+        diag(L, ns, ns + nl, arena_printf(L->in->arena, why, (int)nl, name));
         return;
     }
     L->utf8 = normal ? strcmp(normal, "utf-8") == 0 : enc_is_utf8(name, nl);
+    if (!L->utf8) {
+        uint32_t at;
+        const char *codec = normal ? normal : name;
+        const char *msg = enc_check_source(L->in->arena, codec, normal ? strlen(normal) : nl,
+                                           L->s, L->n, &at);
+        if (msg)
+            diag(L, at, at + 1, msg);
+    }
 }
 
 /* ---- brackets --------------------------------------------------------------------- */
@@ -296,12 +325,53 @@ static bool close_paren(Lexer *L, char c, uint32_t at)
 
 /* ---- indentation ------------------------------------------------------------------ */
 
+/* A continuation among the indentation bytes [from, to). */
+static bool line_has_continuation(const Lexer *L, uint32_t from, uint32_t to)
+{
+    return memchr(L->s + from, '\\', to - from) != NULL;
+}
+
+/* Emits INDENT/DEDENT for a logical line whose first token is at p. */
+static void indent_line(Lexer *L, uint32_t p, int col, int alt, bool continued)
+{
+    int top = L->indents[L->nindent];
+    if (col > top) {
+        if (alt <= L->alt_indents[L->nindent]) {
+            diag(L, L->pos, p, "inconsistent use of tabs and spaces in indentation");
+        }
+        if (L->nindent >= LEX_MAX_INDENT) {
+            diag(L, L->pos, p, "too many levels of indentation");
+        } else {
+            L->nindent++;
+            L->indents[L->nindent] = col;
+            L->alt_indents[L->nindent] = alt;
+        }
+        emit(L, T_INDENT, p, p);
+        /* CPython 3.9 ignored the indentation of such a line */
+        if (continued)
+            feature(L, L->pos, p, FEAT_CONTINUED_INDENT);
+    } else if (col < top) {
+        while (L->nindent > 0 && col < L->indents[L->nindent]) {
+            L->nindent--;
+            emit(L, T_DEDENT, p, p);
+        }
+        if (col != L->indents[L->nindent])
+            diag(L, p, p, "unindent does not match any outer indentation level");
+        else if (alt != L->alt_indents[L->nindent])
+            diag(L, L->pos, p, "inconsistent use of tabs and spaces in indentation");
+    } else if (alt != L->alt_indents[L->nindent]) {
+        diag(L, L->pos, p, "inconsistent use of tabs and spaces in indentation");
+    }
+    L->line_has_tokens = false;
+    L->pos = p;
+}
+
 /* At the start of a logical line outside brackets: skips blank and comment-only
  * lines (they are trivia) and emits INDENT/DEDENT for the first real line. */
 static void lex_line_start(Lexer *L)
 {
     for (;;) {
-        int col = 0, alt = 0;
+        int col = 0, alt = 0, cont_col = 0;
         uint32_t p = L->pos;
         for (; p < L->n; p++) {
             char c = L->s[p];
@@ -313,6 +383,13 @@ static void lex_line_start(Lexer *L)
                 alt++;
             } else if (c == '\f') {
                 col = alt = 0;
+            } else if (c == '\\' && newline_len(L, p + 1) && p + 1 + newline_len(L, p + 1) < L->n) {
+                /* CPython 3.10+: indentation cannot be split over lines; the
+                 * first backslash after some indentation sets the column
+                 * (0 reads as "not set", so `\` at column 0 lets the next
+                 * line's indentation count) */
+                cont_col = cont_col ? cont_col : col;
+                p += newline_len(L, p + 1);
             } else {
                 break;
             }
@@ -327,35 +404,9 @@ static void lex_line_start(Lexer *L)
                 return;
             continue;
         }
-        /* A line holding only indentation and a backslash continues onto the
-         * next one: its indentation is that of the logical line (CPython). */
-        int top = L->indents[L->nindent];
-        if (col > top) {
-            if (alt <= L->alt_indents[L->nindent]) {
-                diag(L, L->pos, p, "inconsistent use of tabs and spaces in indentation");
-            }
-            if (L->nindent >= LEX_MAX_INDENT) {
-                diag(L, L->pos, p, "too many levels of indentation");
-            } else {
-                L->nindent++;
-                L->indents[L->nindent] = col;
-                L->alt_indents[L->nindent] = alt;
-            }
-            emit(L, T_INDENT, p, p);
-        } else if (col < top) {
-            while (L->nindent > 0 && col < L->indents[L->nindent]) {
-                L->nindent--;
-                emit(L, T_DEDENT, p, p);
-            }
-            if (col != L->indents[L->nindent])
-                diag(L, p, p, "unindent does not match any outer indentation level");
-            else if (alt != L->alt_indents[L->nindent])
-                diag(L, L->pos, p, "inconsistent use of tabs and spaces in indentation");
-        } else if (alt != L->alt_indents[L->nindent]) {
-            diag(L, L->pos, p, "inconsistent use of tabs and spaces in indentation");
-        }
-        L->line_has_tokens = false;
-        L->pos = p;
+        if (cont_col)
+            col = alt = cont_col;   /* alt too, as CPython does: a TabError after tabs */
+        indent_line(L, p, col, alt, p > L->pos && line_has_continuation(L, L->pos, p));
         return;
     }
 }
@@ -434,6 +485,11 @@ static void invalid_character(Lexer *L, uint32_t p)
         }
     }
     const char *msg;
+    if (cp == 0 && L->has_nul) {
+        emit(L, T_ERROR, p, p + 1);   /* reported once, at the file's first NUL */
+        L->pos = p + 1;
+        return;
+    }
     if (cp == 0)
         msg = "source code cannot contain null bytes";
     else if (cp < 0x20 || cp == 0x7f || cp == 0xa0)
@@ -505,6 +561,20 @@ static void pop_frame(Lexer *L)
         L->fields_open--;
 }
 
+/* Reports an invalid escape at [start, end) (CPython 3.12+ points at the
+ * literal) and a \N{...} name that older Pythons do not know. */
+static void escape_result(Lexer *L, const EscapeCheck *e, uint32_t start, uint32_t end)
+{
+    if (e->msg)
+        diag(L, start, end, e->msg);
+    if (e->name_minor > PY_MINOR_MIN) {
+        PyFeature f = e->name_minor == 11   ? FEAT_UNICODE_14_NAME
+                      : e->name_minor == 12 ? FEAT_UNICODE_15_NAME
+                                            : FEAT_UNICODE_15_1_NAME;
+        feature(L, e->name_start, e->name_end, f);
+    }
+}
+
 /* A plain (non-f) string literal whose prefix starts at `start` and quote at q. */
 static void lex_plain_string(Lexer *L, uint32_t start, uint32_t q, int pfx)
 {
@@ -512,7 +582,7 @@ static void lex_plain_string(Lexer *L, uint32_t start, uint32_t q, int pfx)
     char quote = s[q];
     bool triple = q + 2 < L->n && s[q + 1] == quote && s[q + 2] == quote;
     uint32_t p = q + (triple ? 3 : 1);
-    bool non_ascii = false;
+    bool non_ascii = false, backslash = false;
     for (;;) {
         if (p >= L->n || (!triple && (s[p] == '\n' || s[p] == '\r'))) {
             Token *t = emit(L, T_STRING, start, p);
@@ -525,6 +595,7 @@ static void lex_plain_string(Lexer *L, uint32_t start, uint32_t q, int pfx)
         }
         unsigned char c = (unsigned char)s[p];
         if (c == '\\') {
+            backslash = true;
             p += 1 + (p + 1 < L->n);
             if (p < L->n && s[p - 1] == '\r' && s[p] == '\n')
                 p++;
@@ -549,7 +620,14 @@ static void lex_plain_string(Lexer *L, uint32_t start, uint32_t q, int pfx)
         if (non_ascii)
             diag(L, start, p, "bytes can only contain ASCII literal characters");
     }
-    if (in_fstring_expr(L) && memchr(s + start, '\\', p - start))
+    if (backslash && !(pfx & PFX_RAW)) {
+        uint32_t qlen = triple ? 3 : 1;
+        EscapeCheck e = (pfx & PFX_BYTES)
+                            ? esc_check_bytes(L->in->arena, s, q + qlen, p - qlen)
+                            : esc_check_str(L->in->arena, s, q + qlen, p - qlen, L->utf8);
+        escape_result(L, &e, start, p);
+    }
+    if (in_fstring_expr(L) && backslash)
         feature(L, start, p, FEAT_FSTRING_BACKSLASH);
     L->pos = p;
 }
@@ -566,7 +644,7 @@ static void lex_string(Lexer *L, uint32_t start, uint32_t q, int pfx)
     }
     uint32_t end = q + (triple ? 3 : 1);
     emit(L, T_FSTRING_START, start, end);
-    Frame f = {FR_FSTRING, quote, triple, (pfx & PFX_RAW) != 0, 0, start};
+    Frame f = {FR_FSTRING, quote, triple, (pfx & PFX_RAW) != 0, 0, start, NULL};
     push_frame(L, f);
     L->pos = end;
 }
@@ -580,10 +658,54 @@ static const Frame *current_fstring(const Lexer *L)
     return NULL;
 }
 
+/* The innermost f-string frame, to record an escape error in. */
+static Frame *current_fstring_frame(Lexer *L)
+{
+    for (int i = L->nframes - 1; i >= 0; i--)
+        if (L->frames[i].kind == FR_FSTRING)
+            return &L->frames[i];
+    return NULL;
+}
+
+static void check_fstring_piece(Lexer *L, Frame *fs, uint32_t start, uint32_t end)
+{
+    if (fs->bad_escape || !memchr(L->s + start, '\\', end - start))
+        return;
+    EscapeCheck e = esc_check_str(L->in->arena, L->s, start, end, L->utf8);
+    fs->bad_escape = e.msg;
+    e.msg = NULL;   /* reported at the f-string's end, as CPython 3.12+ does */
+    escape_result(L, &e, start, end);
+}
+
+/* Checks the escapes of f-string text [start, end): CPython decodes the text
+ * between doubled braces as separate pieces, so positions restart after each. */
+static void check_middle_escapes(Lexer *L, uint32_t start, uint32_t end)
+{
+    Frame *fs = current_fstring_frame(L);
+    if (!fs || fs->raw || !memchr(L->s + start, '\\', end - start))
+        return;
+    uint32_t piece = start, p = start;
+    while (p < end) {
+        char c = L->s[p];
+        if (c == '\\' && p + 1 < end && L->s[p + 1] != '{' && L->s[p + 1] != '}') {
+            p += 2;
+        } else if ((c == '{' || c == '}') && p + 1 < end && L->s[p + 1] == c) {
+            check_fstring_piece(L, fs, piece, p + 1);
+            p += 2;
+            piece = p;
+        } else {
+            p++;
+        }
+    }
+    check_fstring_piece(L, fs, piece, end);
+}
+
 static void emit_middle(Lexer *L, uint32_t start, uint32_t end)
 {
-    if (end > start)
+    if (end > start) {
         emit(L, T_FSTRING_MIDDLE, start, end);
+        check_middle_escapes(L, start, end);
+    }
 }
 
 /* Skips a backslash escape in f-string text; a backslash before a brace leaves
@@ -640,7 +762,7 @@ static void lex_fstring_text(Lexer *L)
             emit_middle(L, start, p);
             emit(L, T_LBRACE, p, p + 1);
             open_paren(L, '{', p);
-            Frame f = {FR_FIELD, 0, false, false, L->depth, p};
+            Frame f = {FR_FIELD, 0, false, false, L->depth, p, NULL};
             push_frame(L, f);
             L->pos = p + 1;
             return;
@@ -665,6 +787,8 @@ static void lex_fstring_text(Lexer *L)
     if (p < L->n && s[p] == quote && !spec) {
         uint32_t e = p + (triple ? 3 : 1);
         emit(L, T_FSTRING_END, p, e);
+        if (fs->bad_escape)
+            diag(L, p, e, fs->bad_escape);
         pop_frame(L);
         L->pos = e;
         return;
@@ -923,7 +1047,7 @@ static void lex_operator(Lexer *L)
     case T_COLON:
         if (top && top->kind == FR_FIELD && L->depth == top->paren_base) {
             emit(L, T_COLON, start, L->pos);
-            Frame f = {FR_SPEC, 0, false, false, L->depth, start};
+            Frame f = {FR_SPEC, 0, false, false, L->depth, start, NULL};
             push_frame(L, f);
             return;
         }
@@ -1068,6 +1192,7 @@ TokenVec lex_file(LexInput *in)
     L.pos = bom ? 3 : 0;
     L.line_at_cursor = 1;
     check_encoding(&L, bom, L.pos);
+    check_nul(&L);
     if (L.utf8)
         check_utf8(&L, L.pos);
     /* the arena vector starts near the expected size: about one token per 4 bytes */

@@ -43,6 +43,7 @@ robustness.sh
 inputs.sh
 linear.sh
 estimate_safety.sh
+oracle_cases.sh
 fix_corpus.sh
 sarif.sh
 estimator.sh

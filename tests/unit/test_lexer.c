@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "../../lexer/lexer.h"
+#include "../../lexer/unicode_names.h"
 
 /* ---- helpers ------------------------------------------------------------------------- */
 
@@ -708,7 +709,8 @@ static void test_error_encoding(void **state)
     (void)state;
     expect_diag("# coding: uft-8\nx = 1\n", "unknown encoding: uft-8", 10);
     expect_diag("#!/usr/bin/env python\n# -*- coding: nonesuch -*-\n", "unknown encoding", 36);
-    expect_diag("\xef\xbb\xbf# coding: latin-1\nx = 1\n", "encoding problem: latin-1 with BOM", 13);
+    expect_diag("\xef\xbb\xbf# coding: latin-1\nx = 1\n", "encoding problem: iso-8859-1 with BOM", 13);
+    expect_diag("# coding: rot13\n", "'rot13' is not a text encoding", 10);
     /* a declared latin-1 file may hold any byte */
     assert_string_equal(kinds("# coding: latin-1\nx = '\xe9\xff'\n"),
                         "NAME EQUAL STRING NEWLINE ENDMARKER");
@@ -716,6 +718,92 @@ static void test_error_encoding(void **state)
     Lexed *L = lex("\n\n# coding: uft-8\n");
     assert_int_equal(L->diags.n, 0);
     lexed_free(L);
+}
+
+/* Bytes the declared codec cannot decode: CPython's message, at the byte. */
+static void test_error_decode_cookie(void **state)
+{
+    (void)state;
+    expect_diag("# coding: ascii\nx = '\xe9'\n",
+                "'ascii' codec can't decode byte 0xe9 in position 21: ordinal not in range(128)",
+                21);
+    expect_diag("# coding: ascii\n# \xe9\n", "position 18", 18);   /* comments too */
+    expect_diag("# coding: cp1252\ny = '\x81'\n",
+                "'charmap' codec can't decode byte 0x81 in position 22: character maps to "
+                "<undefined>", 22);
+    expect_diag("# coding: euc-jp\ny = '\xa4'\n",
+                "'euc_jp' codec can't decode byte 0xa4 in position 22: illegal multibyte "
+                "sequence", 22);
+    expect_diag("# coding: euc-jp\n#\xa4", "incomplete multibyte sequence", 18);
+    expect_diag("# coding: utf-16\nx = 1\n", "encoding problem: utf-16", 0);
+    const char *ok[] = {"# coding: latin-1\nx = '\xe9\xff'\n", "# coding: cp1252\ny = '\x80\xe9'\n",
+                        "# coding: euc-jp\ny = '\xa4\xa2'\n", "# coding: gbk\nx = '\xc4\xe3'\n",
+                        "# coding: ascii\nx = 1\n"};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        Lexed *L = lex(ok[i]);
+        if (L->diags.n)
+            dump_diags(L);
+        assert_int_equal(L->diags.n, 0);
+        lexed_free(L);
+    }
+}
+
+/* Escapes are checked as CPython decodes them, with its positions. */
+static void test_error_string_escapes(void **state)
+{
+    (void)state;
+    expect_diag("y = '\\x4'\n",
+                "(unicode error) 'unicodeescape' codec can't decode bytes in position 0-2: "
+                "truncated \\xXX escape", 4);
+    expect_diag("y = b'\\xZZ'\n", "(value error) invalid \\x escape at position 0", 4);
+    expect_diag("y = 'a\\N{NOT A REAL NAME}'\n", "position 1-19: unknown Unicode character name", 4);
+    expect_diag("y = 'a\\N{BULLET'\n", "position 1-9: malformed \\N character escape", 4);
+    expect_diag("y = 'a\\N{}'\n", "position 1-3: malformed", 4);
+    expect_diag("y = '\\U00110000'\n", "position 0-9: illegal Unicode character", 4);
+    expect_diag("y = '\xc3\xa9\\x4'\n", "position 10-12", 4);   /* é counts as \U000000e9 */
+    /* f-strings: at the closing quote (3.12+), positions per text piece */
+    expect_diag("y = f'a{1}\\N{NOT A NAME}'\n", "position 0-13: unknown", 24);
+    expect_diag("y = f'a{{\\x4'\n", "position 0-2", 12);
+    const char *ok[] = {"y = r'\\x4'\n", "y = '\\N{BULLET}'\n", "y = '\\N{bullet}'\n",
+                        "y = '\\N{NULL}'\n", "y = b'\\N{FOO}\\u12'\n", "y = rb'\\x'\n",
+                        "y = '\\N{CJK UNIFIED IDEOGRAPH-4E00}'\n", "y = f'{x}\\N{BULLET}'\n",
+                        "y = fr'\\x{x}'\n", "y = '\\q\\d'\n"};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        Lexed *L = lex(ok[i]);
+        if (L->diags.n)
+            dump_diags(L);
+        assert_int_equal(L->diags.n, 0);
+        lexed_free(L);
+    }
+}
+
+/* A NUL anywhere is an error, once. */
+static void test_error_nul_anywhere(void **state)
+{
+    (void)state;
+    expect_diag_n("x = 'a\0b'\n", 10, "source code cannot contain null bytes", 6);
+    expect_diag_n("x = 1 # \0\n", 10, "source code cannot contain null bytes", 8);
+    Lexed *L = lex_n("\0\0x\0", 4);
+    assert_int_equal(L->diags.n, 1);
+    lexed_free(L);
+}
+
+static void test_unicode_names(void **state)
+{
+    (void)state;
+    assert_int_equal(uni_name_min_minor("BULLET", 6), 9);
+    assert_int_equal(uni_name_min_minor("bullet", 6), 9);
+    assert_int_equal(uni_name_min_minor("BOM", 3), 9);           /* an alias */
+    assert_int_equal(uni_name_min_minor("X-RAY", 5), 11);        /* Unicode 14 */
+    assert_int_equal(uni_name_min_minor("SHAKING FACE", 12), 12); /* Unicode 15 */
+    assert_int_equal(uni_name_min_minor("NOT A REAL NAME", 15), -1);
+    assert_int_equal(uni_name_min_minor("HANGUL SYLLABLE GAG", 19), 9);
+    assert_int_equal(uni_name_min_minor("hangul syllable gag", 19), -1);
+    assert_int_equal(uni_name_min_minor("CJK UNIFIED IDEOGRAPH-9FFF", 26), 11);
+    assert_int_equal(uni_name_min_minor("CJK UNIFIED IDEOGRAPH-4e00", 26), -1);
+    /* a named sequence is not a \N name */
+    const char *seq = "LATIN CAPITAL LETTER A WITH MACRON AND GRAVE";
+    assert_int_equal(uni_name_min_minor(seq, strlen(seq)), -1);
 }
 
 static void test_error_unexpected_after_continuation(void **state)
@@ -841,6 +929,10 @@ int main(void)
         cmocka_unit_test(test_error_numbers),
         cmocka_unit_test(test_error_brackets),
         cmocka_unit_test(test_error_encoding),
+        cmocka_unit_test(test_error_decode_cookie),
+        cmocka_unit_test(test_error_string_escapes),
+        cmocka_unit_test(test_error_nul_anywhere),
+        cmocka_unit_test(test_unicode_names),
         cmocka_unit_test(test_error_unexpected_after_continuation),
         cmocka_unit_test(test_features),
         cmocka_unit_test(test_bug_backslash_line_indentation),

@@ -1,0 +1,5 @@
+# expect: 5:8: unexpected indent
+if x:
+    a = 1
+\
+        b = 2

@@ -1,0 +1,2 @@
+# coding: cp1252
+s = '€ é Ÿ'  # “quoted”
