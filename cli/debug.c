@@ -1,11 +1,14 @@
 /* Developer commands behind the corpus tests and benchmarks:
  *   pfc debug-corpus [--target-version 3.X] [-j N] [--mutate K] PATH...
  *     per file: round trip + tree invariants + syntax errors, one line each;
- *     with --mutate, also K truncated / byte-replaced copies of each file
+ *     with --mutate, also K mutated copies of each file (cut, a byte replaced,
+ *     a line deleted or repeated); the valid ones also go through the IR,
+ *     every rule and the IR dump (the first valid one of each file)
  *   pfc debug-bench [--lint] [-j N] [--repeat N] PATH...
  *     parse (or parse + IR + rules) speed over files preloaded in memory,
  *     and peak RSS */
 #define _POSIX_C_SOURCE 200809L
+#include "../base/rand.h"
 #include "../emit/emit.h"
 #include "../passes/pass.h"
 #include "cli.h"
@@ -21,10 +24,11 @@ typedef struct CorpusRun {
     PathList files;
     Buf *lines;
     int target;
-    int mutations;    /* truncated and byte-flipped variants per file */
+    int mutations;    /* mutated variants per file */
     int *failed;      /* per file: round trip or invariant failure */
     int *syntax;      /* per file: has syntax errors */
     uint64_t *bytes;
+    uint32_t *analysed;   /* per file: valid mutated copies run through IR and rules */
 } CorpusRun;
 
 /* Parses src[0..len) and returns NULL if it round-trips with intact invariants. */
@@ -42,40 +46,70 @@ static const char *round_trip_problem(const char *src, uint32_t len, int target,
     return why;
 }
 
-/* xorshift: a fixed sequence per file, so failures reproduce */
-static uint32_t next_random(uint32_t *state)
+/* A copy that still parses goes through everything lint and dump-ir run on
+ * it: the IR, its facts, every rule and the IR dump. */
+static void analyse_valid_copy(Syntax *s)
 {
-    uint32_t x = *state;
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    return *state = x;
+    Ir ir;
+    ir_build(&ir, s);
+    FindingVec findings = {0};
+    passes_run(s, &ir, &findings);
+    Buf dump = {0};
+    ir_dump(&ir, NULL, &dump);
+    buf_free(&dump);
 }
 
-/* Truncated copies and copies with one byte replaced must parse, keep the
- * invariants and round-trip like any other input. */
+/* One mutated copy of src in copy: cut at a byte, one byte replaced, one
+ * line deleted, one line repeated. The last two usually keep the file valid,
+ * so that the IR and the rules see it too. Returns its length. */
+static uint32_t mutate(const char *src, uint32_t len, char *copy, int kind, uint32_t *state,
+                       uint32_t *at)
+{
+    uint32_t cut = xorshift_next(state) % len;
+    uint32_t start = cut, end = cut;
+    while (start > 0 && src[start - 1] != '\n')
+        start--;
+    while (end < len && src[end++] != '\n') {}
+    *at = cut;
+    switch (kind % 4) {
+    case 0: memcpy(copy, src, cut); return cut;
+    case 1:
+        memcpy(copy, src, len);
+        copy[cut] = (char)(xorshift_next(state) & 0xff);
+        return len;
+    case 2:
+        memcpy(copy, src, start);
+        memcpy(copy + start, src + end, len - end);
+        return len - (end - start);
+    default:
+        memcpy(copy, src, end);
+        memcpy(copy + end, src + start, end - start);
+        memcpy(copy + end + (end - start), src + end, len - end);
+        return len + (end - start);
+    }
+}
+
+/* Mutated copies must parse, keep the invariants and round-trip like any
+ * other input, and the valid ones must go through the IR and the rules. */
 static const char *mutation_problem(const char *src, uint32_t len, int count, int target,
-                                    uint32_t seed, uint32_t *at)
+                                    uint32_t seed, uint32_t *at, uint32_t *analysed)
 {
     if (!len)
         return NULL;
-    char *copy = malloc(len);
+    char *copy = malloc(2 * (size_t)len);
     uint32_t state = seed | 1;
     const char *why = NULL;
     for (int k = 0; k < count && !why; k++) {
-        memcpy(copy, src, len);
-        uint32_t cut = next_random(&state) % len;
-        uint32_t n = len;
-        if (k % 2 == 0)
-            n = cut;
-        else
-            copy[cut] = (char)(next_random(&state) & 0xff);
+        uint32_t n = mutate(src, len, copy, k, &state, at);
         Arena arena;
         arena_init(&arena);
         Syntax s;
         why = round_trip_problem(copy, n, target, &s, &arena);
+        if (!why && !s.diags.n && !*analysed) {   /* one per file keeps the suite short */
+            analyse_valid_copy(&s);
+            (*analysed)++;
+        }
         arena_free(&arena);
-        *at = cut;
     }
     free(copy);
     return why;
@@ -103,7 +137,8 @@ static void corpus_one(size_t i, void *ctx)
     uint32_t at = 0;
     const char *mwhy = run->mutations
                            ? mutation_problem(src, len, run->mutations, run->target,
-                                              (uint32_t)i * 2654435761u + len, &at)
+                                              (uint32_t)i * 2654435761u + len, &at,
+                                              &run->analysed[i])
                            : NULL;
     if (mwhy) {
         buf_printf(line, "FAIL\t%s\tmutated copy (offset %u): %s\n", path, at, mwhy);
@@ -156,15 +191,16 @@ int cmd_debug_corpus(int argc, char **argv)
     int st = parse_jobs_target(argc, argv, &jobs, &target, &mutations, &npaths);
     if (st >= 0)
         return st;
-    CorpusRun run = {{0}, NULL, target, mutations, NULL, NULL, NULL};
+    CorpusRun run = {{0}, NULL, target, mutations, NULL, NULL, NULL, NULL};
     walk_paths(&run.files, argv, npaths, WALK_ALL);
     size_t n = run.files.n;
     run.lines = calloc(n + 1, sizeof *run.lines);
     run.failed = calloc(n + 1, sizeof *run.failed);
     run.syntax = calloc(n + 1, sizeof *run.syntax);
     run.bytes = calloc(n + 1, sizeof *run.bytes);
+    run.analysed = calloc(n + 1, sizeof *run.analysed);
     parallel_for(n, jobs, corpus_one, &run);
-    size_t failed = 0, syntax = 0;
+    size_t failed = 0, syntax = 0, analysed = 0;
     uint64_t bytes = 0;
     for (size_t i = 0; i < n; i++) {
         buf_write(&run.lines[i], stdout);
@@ -172,13 +208,18 @@ int cmd_debug_corpus(int argc, char **argv)
         failed += run.failed[i];
         syntax += run.syntax[i];
         bytes += run.bytes[i];
+        analysed += run.analysed[i];
     }
-    printf("summary\tfiles=%zu\tbytes=%llu\tsyntax_errors=%zu\tround_trip_failures=%zu\n", n,
+    printf("summary\tfiles=%zu\tbytes=%llu\tsyntax_errors=%zu\tround_trip_failures=%zu", n,
            (unsigned long long)bytes, syntax, failed);
+    if (mutations)
+        printf("\tmutated=%zu\tmutated_valid_through_rules=%zu", n * (size_t)mutations, analysed);
+    printf("\n");
     free(run.lines);
     free(run.failed);
     free(run.syntax);
     free(run.bytes);
+    free(run.analysed);
     path_list_free(&run.files);
     return failed ? EXIT_FINDINGS : EXIT_CLEAN;
 }

@@ -16,6 +16,7 @@
  * line per failure ("FAIL ..."; with --save the copy is written there), and
  * a summary line. */
 #define _DEFAULT_SOURCE
+#include "../base/rand.h"
 #include "../base/buf.h"
 #include "cli.h"
 #include "files.h"
@@ -37,15 +38,6 @@ typedef struct Tally {
     long max_rss_kb;
     double slowest_s;
 } Tally;
-
-static uint32_t next_random(uint32_t *state)
-{
-    uint32_t x = *state;
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    return *state = x;
-}
 
 /* Whether data[0..len) (not NUL-terminated) contains the word. */
 static bool contains(const char *data, uint32_t len, const char *word)
@@ -82,7 +74,7 @@ static int pick_token(const Syntax *s, int kind, uint32_t *rng)
         n += s->toks.v[i].kind == kind;
     if (!n)
         return -1;
-    uint32_t want = next_random(rng) % n;
+    uint32_t want = xorshift_next(rng) % n;
     for (uint32_t i = 0; i < s->toks.n; i++)
         if (s->toks.v[i].kind == kind && want-- == 0)
             return (int)i;
@@ -98,7 +90,7 @@ static void mutate_number(Text *t, const Syntax *s, uint32_t *rng)
     if (i < 0)
         return;
     const Token *k = &s->toks.v[i];
-    const char *by = numbers[next_random(rng) % (sizeof numbers / sizeof numbers[0])];
+    const char *by = numbers[xorshift_next(rng) % (sizeof numbers / sizeof numbers[0])];
     buf_printf(&t->log, " number@%u->%s", k->start, by);
     splice(t, k->start, k->len, by, (uint32_t)strlen(by));
 }
@@ -148,7 +140,7 @@ static void mutate_line(Text *t, uint32_t *rng, bool duplicate)
         lines += t->b.v[i] == '\n';
     if (!lines)
         return;
-    uint32_t want = next_random(rng) % lines, start = 0, line = 0;
+    uint32_t want = xorshift_next(rng) % lines, start = 0, line = 0;
     for (uint32_t i = 0; i < t->b.n && line < want; i++)
         if (t->b.v[i] == '\n' && ++line == want)
             start = i + 1;
@@ -173,7 +165,7 @@ static void mutate_once(Text *t, uint32_t *rng)
     arena_init(&arena);
     Syntax s;
     parse_file(&s, t->b.v, (uint32_t)t->b.n, &arena);
-    switch (next_random(rng) % 8) {
+    switch (xorshift_next(rng) % 8) {
     case 0: case 1: case 2: mutate_number(t, &s, rng); break;
     case 3: case 4: mutate_name(t, &s, rng); break;
     case 5: drop_argument(t, &s, rng); break;
@@ -326,7 +318,7 @@ static void mutate_file(MutateRun *r, const char *path, uint32_t index)
         rng |= 1;
         Text t = {{0}, {0}};
         buf_put(&t.b, src, len);
-        for (uint32_t m = 0, n = 1 + next_random(&rng) % 3; m < n; m++)
+        for (uint32_t m = 0, n = 1 + xorshift_next(&rng) % 3; m < n; m++)
             mutate_once(&t, &rng);
         r->t.scripts++;
         const char *why = write_file(script, &t.b) ? run_copy(script, out, k % 2 == 0, r->timeout, &r->t)

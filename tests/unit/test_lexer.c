@@ -720,6 +720,19 @@ static void test_error_encoding(void **state)
     lexed_free(L);
 }
 
+
+/* Every source lexes without a diagnostic. */
+static void expect_clean(const char *const *ok, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        Lexed *L = lex(ok[i]);
+        if (L->diags.n)
+            dump_diags(L);
+        assert_int_equal(L->diags.n, 0);
+        lexed_free(L);
+    }
+}
+
 /* Bytes the declared codec cannot decode: CPython's message, at the byte. */
 static void test_error_decode_cookie(void **state)
 {
@@ -739,13 +752,7 @@ static void test_error_decode_cookie(void **state)
     const char *ok[] = {"# coding: latin-1\nx = '\xe9\xff'\n", "# coding: cp1252\ny = '\x80\xe9'\n",
                         "# coding: euc-jp\ny = '\xa4\xa2'\n", "# coding: gbk\nx = '\xc4\xe3'\n",
                         "# coding: ascii\nx = 1\n"};
-    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
-        Lexed *L = lex(ok[i]);
-        if (L->diags.n)
-            dump_diags(L);
-        assert_int_equal(L->diags.n, 0);
-        lexed_free(L);
-    }
+    expect_clean(ok, sizeof ok / sizeof ok[0]);
 }
 
 /* Escapes are checked as CPython decodes them, with its positions. */
@@ -768,13 +775,7 @@ static void test_error_string_escapes(void **state)
                         "y = '\\N{NULL}'\n", "y = b'\\N{FOO}\\u12'\n", "y = rb'\\x'\n",
                         "y = '\\N{CJK UNIFIED IDEOGRAPH-4E00}'\n", "y = f'{x}\\N{BULLET}'\n",
                         "y = fr'\\x{x}'\n", "y = '\\q\\d'\n"};
-    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
-        Lexed *L = lex(ok[i]);
-        if (L->diags.n)
-            dump_diags(L);
-        assert_int_equal(L->diags.n, 0);
-        lexed_free(L);
-    }
+    expect_clean(ok, sizeof ok / sizeof ok[0]);
 }
 
 /* A NUL anywhere is an error, once. */
