@@ -35,7 +35,7 @@ for t in "$BUILD"/tests/test_*; do
     failed=$((failed + n_fail))
 done
 
-for suite in run_golden.sh robustness.sh fix_corpus.sh sarif.sh estimator.sh corpus.sh; do
+for suite in run_golden.sh robustness.sh fix_corpus.sh writes.sh sarif.sh estimator.sh corpus.sh; do
     [ -x "tests/$suite" ] || continue
     echo "== $suite"
     out=$(tests/$suite 2>&1)
