@@ -27,6 +27,8 @@ extern char **environ;
  * ".NAME.pfc-fix-PID-XXXXXX" must still fit in NAME_MAX. */
 enum { TEMP_BASE_MAX = 200 };
 
+static const char CHANGED[] = "the file changed while pfc was fixing it; run pfc again";
+
 void safe_stamp(const char *path, SourceStamp *st)
 {
     struct stat s;
@@ -269,7 +271,7 @@ static WriteOutcome replace_target(char *target, const char *path, const struct 
     run_test_hook(path);
     WriteOutcome out = WRITE_DONE;
     if (!unchanged(real, was)) {
-        snprintf(why, why_size, "the file changed while pfc was fixing it; run pfc again");
+        snprintf(why, why_size, "%s", CHANGED);
         out = WRITE_SKIPPED;
     } else if (rename(tmp, real) != 0) {
         snprintf(why, why_size, "%s", strerror(errno));
@@ -289,14 +291,15 @@ WriteOutcome safe_replace(const char *path, const SourceStamp *was, const char *
     char *target = realpath(path, NULL);
     struct stat st;
     if (!target || lstat(target, &st) != 0) {
-        snprintf(why, why_size, "%s", strerror(errno));
+        bool gone = errno == ENOENT;   /* removed since it was read: do not bring it back */
+        snprintf(why, why_size, "%s", gone ? CHANGED : strerror(errno));
         free(target);
-        return WRITE_FAILED;
+        return gone ? WRITE_SKIPPED : WRITE_FAILED;
     }
     WriteOutcome out;
     char refused[160];
     if (!was->valid || st.st_dev != was->dev || st.st_ino != was->ino) {
-        snprintf(why, why_size, "the file changed while pfc was fixing it; run pfc again");
+        snprintf(why, why_size, "%s", CHANGED);
         out = WRITE_SKIPPED;
     } else if (refusal(target, &st, refused, sizeof refused)) {
         snprintf(why, why_size, "%s", refused);

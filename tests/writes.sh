@@ -244,5 +244,17 @@ race "lost edit: a same-size edit with its mtime restored survives" \
     'touch -r "$1" "$1.ref"; printf X | dd of="$1" bs=1 seek=1 conv=notrunc 2>/dev/null;
      touch -r "$1.ref" "$1"; rm "$1.ref"' '^#XTG001'
 
+# removed meanwhile: the fixed copy must not bring it back
+d=$(fresh removed)
+cp "$SRC" "$d/f.py"
+PFC_TEST_HOOK_BEFORE_RENAME='rm "$1"' fix "$d/f.py"
+if [ -e "$d/f.py" ] || ls -A "$d" | grep -q pfc-fix; then
+    bad "lost edit: a removed file" "it was recreated or a temporary left: $(ls -A "$d")"
+elif ! grep -q "f.py: warning: not fixed: the file changed" "$TMP/err"; then
+    bad "lost edit: a removed file" "no warning: $(cat "$TMP/err")"
+else
+    ok "lost edit: a file removed meanwhile stays removed"
+fi
+
 echo "writes: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
