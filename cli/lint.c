@@ -797,6 +797,8 @@ int cmd_lint(int argc, char **argv)
     }
     run.results = calloc(run.files.n ? run.files.n : 1, sizeof *run.results);
     run.settings = settings_hash(&o);
+    if (o.fix && !o.diff)
+        safe_remove_stale_temps(run.files.v, run.files.n);
     parallel_for(run.files.n, o.jobs, lint_one, &run);
 
     uint32_t total = 0, failing = 0, files_with = 0, fixed = 0, diffs = 0;

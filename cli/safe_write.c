@@ -1,5 +1,6 @@
 /* pfc lint --fix: replace a file safely. The sequence: resolve symlinks;
- * refuse read-only and hard-linked files; remove our own stale temporaries;
+ * refuse read-only and hard-linked files (our own stale temporaries are
+ * removed before, by safe_remove_stale_temps);
  * create a fresh temporary with mkostemp (O_CREAT|O_EXCL, mode 0600, so a
  * planted symlink or file is never followed and nobody else can read it);
  * copy owner and mode; write and fsync; check that the file is still the one
@@ -114,12 +115,26 @@ static bool is_temp_suffix(const char *s, long *pid)
     return k == 6;
 }
 
+/* Where the ".pfc-fix-PID-XXXXXX" of a temporary's name starts, or NULL.
+ * NAME may contain ".pfc-fix-" itself: the last occurrence counts. */
+static const char *temp_suffix(const char *name)
+{
+    static const char mark[] = ".pfc-fix-";
+    if (name[0] != '.')
+        return NULL;
+    const char *found = NULL;
+    for (const char *p = strstr(name + 1, mark); p; p = strstr(p + 1, mark))
+        found = p;
+    return found && found > name + 1 ? found + sizeof mark - 1 : NULL;
+}
+
 /* Ours (the name, a plain file of this user with one link) and abandoned
  * (its process is gone, or it is older than any write takes). */
-static bool stale_temp(int dirfd, const char *name, size_t prefix_len)
+static bool stale_temp(int dirfd, const char *name)
 {
+    const char *suffix = temp_suffix(name);
     long pid;
-    if (!is_temp_suffix(name + prefix_len, &pid))
+    if (!suffix || !is_temp_suffix(suffix, &pid))
         return false;
     struct stat st;
     if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
@@ -129,19 +144,47 @@ static bool stale_temp(int dirfd, const char *name, size_t prefix_len)
     return owner_gone || time(NULL) - st.st_mtime > STALE_TEMP_SECONDS;
 }
 
-static void remove_stale_temps(const char *dir, const char *base)
+static void remove_stale_in(const char *dir)
 {
-    char prefix[TEMP_BASE_MAX + 16];
-    size_t prefix_len = (size_t)temp_prefix(prefix, sizeof prefix, base);
     DIR *d = opendir(dir);
     if (!d)
         return;
     struct dirent *e;
     while ((e = readdir(d)) != NULL)
-        if (strncmp(e->d_name, prefix, prefix_len) == 0 &&
-            stale_temp(dirfd(d), e->d_name, prefix_len))
+        if (stale_temp(dirfd(d), e->d_name))
             unlinkat(dirfd(d), e->d_name, 0);
     closedir(d);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void safe_remove_stale_temps(char *const *paths, size_t n)
+{
+    char **dirs = calloc(n ? n : 1, sizeof *dirs);
+    size_t ndirs = 0;
+    for (size_t i = 0; dirs && i < n; i++) {
+        char *real = realpath(paths[i], NULL);   /* a symlink's target is what gets fixed */
+        if (!real)
+            continue;
+        const char *dir, *base;
+        split_path(real, &dir, &base);
+        if (dir != real) {   /* the root: dir is the literal "/" */
+            real[0] = '/';
+            real[1] = 0;
+        }
+        dirs[ndirs++] = real;
+    }
+    if (ndirs)
+        qsort(dirs, ndirs, sizeof *dirs, cmp_str);
+    for (size_t i = 0; i < ndirs; i++)
+        if (i == 0 || strcmp(dirs[i], dirs[i - 1]) != 0)
+            remove_stale_in(dirs[i]);
+    for (size_t i = 0; i < ndirs; i++)
+        free(dirs[i]);
+    free(dirs);
 }
 
 /* ---- writing -------------------------------------------------------------------------- */
@@ -243,15 +286,6 @@ static void run_test_hook(const char *path)
             ;
 }
 
-static void sync_dir(const char *dir)
-{
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd >= 0) {
-        (void)fsync(fd);   /* the rename itself durable; best effort */
-        close(fd);
-    }
-}
-
 /* Writes the temporary and renames it over target (an absolute real path). */
 static WriteOutcome replace_target(char *target, const char *path, const struct stat *st,
                                    const SourceStamp *was, const char *data, uint32_t len,
@@ -261,7 +295,6 @@ static WriteOutcome replace_target(char *target, const char *path, const struct 
     snprintf(real, sizeof real, "%s", target);
     const char *dir, *base;
     split_path(target, &dir, &base);
-    remove_stale_temps(dir, base);
     char tmp[PATH_MAX + 64];
     int fd = write_temp(dir, base, st, data, len, tmp, sizeof tmp);
     if (fd < 0) {
@@ -274,10 +307,10 @@ static WriteOutcome replace_target(char *target, const char *path, const struct 
         snprintf(why, why_size, "%s", CHANGED);
         out = WRITE_SKIPPED;
     } else if (rename(tmp, real) != 0) {
+        /* no fsync of the directory after it: a crash then leaves the old file
+         * or the new one, both whole, and --fix over many files stays fast */
         snprintf(why, why_size, "%s", strerror(errno));
         out = WRITE_FAILED;
-    } else {
-        sync_dir(dir);
     }
     if (out != WRITE_DONE)
         unlink(tmp);

@@ -31,6 +31,10 @@ typedef enum WriteOutcome {
  * by a killed run is removed once its process is gone or it is this old. */
 enum { STALE_TEMP_SECONDS = 60 };
 
+/* Before fixing: removes the stale temporaries of earlier runs from the
+ * directories of these files (once per directory, from one thread). */
+void safe_remove_stale_temps(char *const *paths, size_t n);
+
 void safe_stamp(const char *path, SourceStamp *st);
 void safe_stamp_content(SourceStamp *st, const char *data, uint32_t len);
 

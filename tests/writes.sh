@@ -205,12 +205,15 @@ echo junk > "$d/.f.py.pfc-fix-$$-d4E5f6"               # alive (this shell) but 
 touch -d '-10 minutes' "$d/.f.py.pfc-fix-$$-d4E5f6"
 echo mine > "$d/.f.py.pfc-fix-$$-g7H8i9"               # alive and fresh: may be in use
 echo mine > "$d/.f.py.pfc-fix-notours"                  # not our name pattern
-echo mine > "$d/.g.py.pfc-fix-$dead-a1B2c3"             # another file's
+echo junk > "$d/.g.py.pfc-fix-$dead-a1B2c3"             # another file's, gone too
+echo mine > "$d/.g.py.pfc-fix-$$-a1B2c3"                # another file's, in use
+echo mine > "$d/.f.py.pfc-fix-$dead-a1B2c"              # not 6 random characters
 ln -s f.py "$d/.f.py.pfc-fix-$dead-j1K2l3"              # not a plain file
 fix "$d/f.py"
 left=$(ls -A "$d" | grep pfc-fix | sort | tr '\n' ' ')
 want=$(printf '%s\n' ".f.py.pfc-fix-$$-g7H8i9" ".f.py.pfc-fix-notours" \
-       ".g.py.pfc-fix-$dead-a1B2c3" ".f.py.pfc-fix-$dead-j1K2l3" | sort | tr '\n' ' ')
+       ".g.py.pfc-fix-$$-a1B2c3" ".f.py.pfc-fix-$dead-a1B2c" ".f.py.pfc-fix-$dead-j1K2l3" |
+       sort | tr '\n' ' ')
 if [ "$left" != "$want" ]; then
     bad "stale temporaries" "left: $left; expected: $want"
 elif ! cmp -s "$d/f.py" "$FIXED"; then
