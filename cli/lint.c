@@ -81,8 +81,8 @@ static const RuleMeta *rule_meta(size_t *n)
         }
         RuleMeta e999 = {"E999", "syntax-error", "the file is not valid Python for the target "
                          "version", NULL, SEV_ERROR};
-        RuleMeta e902 = {"E902", "io-error", "the file could not be read, or its fixes could not be written", NULL,
-                         SEV_ERROR};
+        RuleMeta e902 = {"E902", "io-error", "the file could not be read, or its fixes "
+                         "could not be written", NULL, SEV_ERROR};
         RuleMeta tg000 = {"TG000", "unused-noqa", "a noqa comment that suppresses nothing",
                           NULL, SEV_NOTE};
         meta[count++] = e999;
