@@ -8,6 +8,7 @@
 #include "config.h"
 #include "files.h"
 #include "pool.h"
+#include "safe_write.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,10 +40,10 @@ typedef struct FileResult {
     CodeCount stats[MAX_STAT_CODES];   /* for --statistics */
     uint32_t nstats;
     CachedResult *cached;   /* a cache hit: stats point into it */
-    uint32_t fixed;         /* fixes applied (or, with --diff, that would be) */
+    uint32_t fixed;         /* fixes written (or, with --diff, that would be) */
     Buf fix_log;            /* per fix: "path: fixed CODE", and failures */
     Buf diff;               /* --diff output */
-    bool write_failed;
+    bool write_failed;      /* --fix could not write: an E902 in the output */
 } FileResult;
 
 static void count_code(FileResult *r, const Finding *f)
@@ -81,7 +82,8 @@ static const RuleMeta *rule_meta(size_t *n)
         }
         RuleMeta e999 = {"E999", "syntax-error", "the file is not valid Python for the target "
                          "version", NULL, SEV_ERROR};
-        RuleMeta e902 = {"E902", "io-error", "the file could not be read", NULL, SEV_ERROR};
+        RuleMeta e902 = {"E902", "io-error", "the file could not be read, or its fixes "
+                         "could not be written", NULL, SEV_ERROR};
         RuleMeta tg000 = {"TG000", "unused-noqa", "a noqa comment that suppresses nothing",
                           NULL, SEV_NOTE};
         meta[count++] = e999;
@@ -506,9 +508,11 @@ enum { MAX_FIX_ROUNDS = 10, MAX_ROUND_CODES = 256 };
 /* --fix / --diff: apply fixes round by round until none is left. A round is
  * kept only if the result parses and each fixed rule reports fewer findings;
  * otherwise the file stays as it was before that round and the failure is
- * reported. Returns the final source (src itself, or a new buffer). */
+ * reported. The fixes made go to *applied ("path: fixed CODE" lines) and
+ * *napplied: they count only once written. Returns the final source (src
+ * itself, or a new buffer). */
 static char *fix_file(const LintOptions *o, const Config *cfg, const char *path, char *src,
-                      uint32_t *len, FileResult *r)
+                      uint32_t *len, FileResult *r, Buf *applied, uint32_t *napplied)
 {
     for (int round = 0; round < MAX_FIX_ROUNDS; round++) {
         Arena arena;
@@ -543,8 +547,8 @@ static char *fix_file(const LintOptions *o, const Config *cfg, const char *path,
             break;
         }
         for (uint32_t k = 0; k < nfix && k < MAX_ROUND_CODES; k++)
-            buf_printf(&r->fix_log, "%s: fixed %s\n", path, codes[k]);
-        r->fixed += nfix;
+            buf_printf(applied, "%s: fixed %s\n", path, codes[k]);
+        *napplied += nfix;
         arena_free(&check_arena);
         arena_free(&arena);
         free(src);
@@ -555,27 +559,65 @@ static char *fix_file(const LintOptions *o, const Config *cfg, const char *path,
     return src;
 }
 
-/* Replaces the file atomically, keeping its permissions. */
-static const char *write_atomically(const char *path, const char *data, uint32_t len)
+/* Writes the fixed source over the file (cli/safe_write.c says how). A file
+ * left alone is a warning on stderr; a failed write, an E902 in the output
+ * (report_write_failure). Returns whether the file now holds the fixes. */
+static bool write_fixes(const char *path, const SourceStamp *stamp, const char *src,
+                        uint32_t len, FileResult *r, char *failure, size_t failure_size)
 {
-    struct stat st;
-    if (stat(path, &st) != 0)
-        return strerror(errno);
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.pfc-fix.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "wb");
-    if (!f)
-        return strerror(errno);
-    bool ok = fwrite(data, 1, len, f) == len;
-    ok = (fflush(f) == 0) && ok;
-    ok = (fchmod(fileno(f), st.st_mode & 07777) == 0) && ok;
-    ok = (fclose(f) == 0) && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        const char *err = strerror(errno);
-        unlink(tmp);
-        return err;
+    char why[512];
+    switch (safe_replace(path, stamp, src, len, why, sizeof why)) {
+    case WRITE_DONE:
+        return true;
+    case WRITE_SKIPPED:
+        buf_printf(&r->fix_log, "%s: warning: not fixed: %s\n", path, why);
+        return false;
+    case WRITE_FAILED:
+        snprintf(failure, failure_size, "could not write the fixes: %s", why);
+        r->write_failed = true;
+        return false;
     }
-    return NULL;
+    return false;
+}
+
+/* After the file's findings, in the same format, like an unreadable file. */
+static void report_write_failure(FileResult *r, const ReportStyle *st, const char *path,
+                                 const char *msg)
+{
+    if (r->out.n && (st->format == FMT_JSON || st->format == FMT_SARIF))
+        buf_puts(&r->out, ",\n");
+    report_file_error(&r->out, st, path, msg);
+    r->counts[SEV_ERROR]++;
+}
+
+/* --fix and --diff: fixes *src; writes it (--fix) or diffs it against
+ * original (--diff). Returns whether the file on disk now holds the fixes. */
+static bool fix_and_write(const LintOptions *o, const Config *cfg, const char *path,
+                          const SourceStamp *stamp, char **src, uint32_t *len,
+                          const char *original, uint32_t original_len, FileResult *r,
+                          char *failure, size_t failure_size)
+{
+    Buf applied = {0};
+    uint32_t napplied = 0;
+    *src = fix_file(o, cfg, path, *src, len, r, &applied, &napplied);
+    bool changed = *len != original_len || memcmp(*src, original, *len) != 0;
+    bool kept = false;
+    if (changed && o->diff) {
+        emit_unified_diff(path, original, original_len, *src, *len, &r->diff);
+        kept = true;
+    } else if (changed) {
+        kept = write_fixes(path, stamp, *src, *len, r, failure, failure_size);
+    }
+    /* in the order things happened: the fixes, then why the rest were not */
+    if (kept) {
+        buf_put(&applied, r->fix_log.v, r->fix_log.n);
+        buf_free(&r->fix_log);
+        r->fix_log = applied;
+        r->fixed = napplied;
+    } else {
+        buf_free(&applied);
+    }
+    return kept && !o->diff;
 }
 
 static void lint_one(size_t i, void *ctx)
@@ -588,6 +630,9 @@ static void lint_one(size_t i, void *ctx)
     char *src;
     uint32_t len;
     const char *err;
+    SourceStamp stamp = {0};
+    if (o->fix && !o->diff)
+        safe_stamp(path, &stamp);   /* before reading: a later change shows */
     if (run->files.why[i] || !read_source(path, &src, &len, &err)) {
         report_file_error(&r->out, &o->style, path, run->files.why[i] ? run->files.why[i] : err);
         r->counts[SEV_ERROR]++;
@@ -604,27 +649,21 @@ static void lint_one(size_t i, void *ctx)
     }
     char *original = NULL;
     uint32_t original_len = len;
+    bool written = false;
+    char failure[600] = "";
     if (fixing) {
         original = malloc(len + 1);
         memcpy(original, src, len);
-        src = fix_file(o, cfg, path, src, &len, r);
-        bool changed = len != original_len || memcmp(src, original, len) != 0;
-        if (changed && o->diff) {
-            emit_unified_diff(path, original, original_len, src, len, &r->diff);
-        } else if (changed) {
-            const char *werr = write_atomically(path, src, len);
-            if (werr) {
-                buf_printf(&r->fix_log, "%s: could not write the fixes: %s\n", path, werr);
-                r->write_failed = true;
-            }
-        }
+        safe_stamp_content(&stamp, original, original_len);
+        written = fix_and_write(o, cfg, path, &stamp, &src, &len, original, original_len, r,
+                                failure, sizeof failure);
     }
     Arena arena;
     arena_init(&arena);
     Syntax s;
     FindingVec shown;
-    /* --diff reports the file as it is on disk; --fix, as it is now */
-    if (o->diff)
+    /* the file as it is on disk: fixed only if the fixes were written */
+    if (fixing && !written)
         analyse(o, cfg, path, original, original_len, &arena, &s, &shown);
     else
         analyse(o, cfg, path, src, len, &arena, &s, &shown);
@@ -634,6 +673,8 @@ static void lint_one(size_t i, void *ctx)
     }
     if (!o->diff)
         report_file(&r->out, &o->style, path, &s, shown.v, shown.n);
+    if (failure[0])
+        report_write_failure(r, &o->style, path, failure);
     if (run->cache)
         store_cached(run->cache, r, key);
     arena_free(&arena);
@@ -762,6 +803,8 @@ int cmd_lint(int argc, char **argv)
     run.settings = settings_hash(&o);
     if (!o.no_cache && !o.fix && !o.diff && run.files.n)
         run.cache = cache_open(CACHE_DIR);
+    if (o.fix && !o.diff)
+        safe_remove_stale_temps(run.files.v, run.files.n);
     parallel_for(run.files.n, o.jobs, lint_one, &run);
     cache_close(run.cache);
 
@@ -817,8 +860,11 @@ int cmd_lint(int argc, char **argv)
         path_list_free(&run.files);
         return diffs ? EXIT_FINDINGS : EXIT_CLEAN;
     }
+    /* stdout stays one JSON document (or workflow commands) in machine formats */
+    bool human = o.style.format == FMT_FULL || o.style.format == FMT_CONCISE;
     if (o.fix && fixed)
-        printf("Fixed %u %s.\n", fixed, fixed == 1 ? "problem" : "problems");
+        fprintf(human ? stdout : stderr, "Fixed %u %s.\n", fixed,
+                fixed == 1 ? "problem" : "problems");
     print_summary(&o, total, files_with);
     free(run.results);
     free(run.configs);

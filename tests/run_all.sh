@@ -41,6 +41,7 @@ run_golden.sh
 order.sh
 robustness.sh
 inputs.sh
+writes.sh
 linear.sh
 estimate_safety.sh
 oracle_cases.sh
