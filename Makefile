@@ -17,7 +17,7 @@ HEADERS := $(wildcard */*.h */*.def)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps test unit golden corpus asan bench fuzz install clean
+.PHONY: all deps test unit golden corpus asan bench fuzz install clean realworld
 all: pfc
 
 pfc: $(BUILD)/pfc
@@ -64,6 +64,11 @@ corpus: $(BUILD)/pfc
 # leak on any path (malformed configs included) fails the run.
 asan:
 	ASAN_OPTIONS=$${ASAN_OPTIONS:+$$ASAN_OPTIONS:}detect_leaks=1 EST_MUTATE=$${EST_MUTATE:-20} $(MAKE) test BUILD=build-asan OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" LDFLAGS="-fsanitize=address,undefined"
+
+# The real-world corpus (tests/realworld/manifest.txt), scored against the
+# reviewed verdicts; not part of make test (the corpus is never committed).
+realworld: $(BUILD)/pfc
+	PFC=$(CURDIR)/$(BUILD)/pfc tests/realworld/run.sh
 
 bench: $(BUILD)/pfc
 	PFC=$(BUILD)/pfc tests/bench.sh
