@@ -156,6 +156,9 @@ void ir_build(Ir *ir, Syntax *syn);
 
 const char *ir_op_name(IrOp op);
 
+/* A value with trivial phis (every operand one value) followed to that value. */
+ValueId ir_resolve(const IrFunction *f, ValueId v);
+
 /* Stable text dump for golden tests: every function, or the one named `only`. */
 struct Buf;
 void ir_dump(const Ir *ir, const char *only, struct Buf *out);

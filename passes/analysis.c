@@ -424,3 +424,61 @@ uint32_t an_call_arg_node(const Syntax *S, uint32_t call, uint32_t k)
         return call;
     return node_kid_id(S, args, k);
 }
+
+/* The region of an eval() ends where the model is put back in train mode:
+ * model.train(), or a call whose callee does it (a train_one_epoch helper). */
+static bool ends_region(const Analysis *an, const IrFunction *f, ValueId k)
+{
+    ValueId r;
+    return an_method_call(f, &f->values.v[k], an->n_train, &r) ||
+           (an_value_effects(an, f, k) & EFF_TRAIN);
+}
+
+enum { SCAN_GO_ON, SCAN_REGION_ENDS, SCAN_BACKWARD };
+
+static int scan_block(const Analysis *an, const IrFunction *f, BlockId b, uint32_t from)
+{
+    const IrBlock *blk = &f->blocks.v[b];
+    for (uint32_t p = from; p < blk->values.n; p++) {
+        ValueId k = blk->values.v[p];
+        if (ends_region(an, f, k))
+            return SCAN_REGION_ENDS;
+        if (an_value_effects(an, f, k) & (EFF_BACKWARD | EFF_AUTOGRAD))
+            return SCAN_BACKWARD;
+    }
+    return SCAN_GO_ON;
+}
+
+/* Does the region that starts at the eval() call `at` reach a backward() (or
+ * autograd.grad) along the control flow, the next iteration of a loop
+ * included, before it ends? Adversarial and attribution code does; the
+ * backward() of the next epoch, after model.train(), does not count. */
+bool an_backward_before_train(const Analysis *an, Arena *A, const IrFunction *f, ValueId at)
+{
+    BlockId b0 = f->values.v[at].block;
+    const IrBlock *blk = &f->blocks.v[b0];
+    uint32_t pos = 0;
+    while (pos < blk->values.n && blk->values.v[pos] != at)
+        pos++;
+    int r = scan_block(an, f, b0, pos + 1);
+    if (r != SCAN_GO_ON)
+        return r == SCAN_BACKWARD;
+    uint8_t *seen = arena_zalloc(A, f->blocks.n + 1);
+    BlockId *stack = arena_alloc(A, (f->blocks.n + 1) * sizeof *stack);
+    uint32_t n = 0;
+    for (uint32_t s = 0; s < blk->succs.n; s++)
+        stack[n++] = blk->succs.v[s], seen[blk->succs.v[s]] = 1;
+    while (n) {
+        BlockId b = stack[--n];
+        r = scan_block(an, f, b, 0);
+        if (r == SCAN_BACKWARD)
+            return true;
+        if (r == SCAN_REGION_ENDS)
+            continue;
+        const IrBlock *x = &f->blocks.v[b];
+        for (uint32_t s = 0; s < x->succs.n; s++)
+            if (!seen[x->succs.v[s]])
+                seen[x->succs.v[s]] = 1, stack[n++] = x->succs.v[s];
+    }
+    return false;
+}

@@ -41,6 +41,12 @@ typedef struct Analysis {
 
 void analysis_init(Analysis *an, Syntax *S, const Ir *ir);
 
+/* From the value `at` (an eval() call), along the control flow and the next
+ * iterations of loops around it: is a backward() (or autograd.grad) reached
+ * before the model is put back in train mode (train(), or a callee that
+ * trains)? Scratch memory comes from A. */
+bool an_backward_before_train(const Analysis *an, Arena *A, const IrFunction *f, ValueId at);
+
 /* The code context of a function (see CodeContext). */
 CodeContext an_context(const Analysis *an, const IrFunction *f);
 

@@ -154,65 +154,6 @@ static bool iterates_data(const Analysis *an, const IrFunction *f, BlockId h)
     return false;
 }
 
-/* The region of an eval() ends where the model is put back in train mode:
- * model.train(), or a call whose callee does it (a train_one_epoch helper). */
-static bool ends_region(const Analysis *an, const IrFunction *f, ValueId k)
-{
-    ValueId r;
-    return an_method_call(f, &f->values.v[k], an->n_train, &r) ||
-           (an_value_effects(an, f, k) & EFF_TRAIN);
-}
-
-enum { SCAN_GO_ON, SCAN_REGION_ENDS, SCAN_BACKWARD };
-
-static int scan_block(const Analysis *an, const IrFunction *f, BlockId b, uint32_t from)
-{
-    const IrBlock *blk = &f->blocks.v[b];
-    for (uint32_t p = from; p < blk->values.n; p++) {
-        ValueId k = blk->values.v[p];
-        if (ends_region(an, f, k))
-            return SCAN_REGION_ENDS;
-        if (an_value_effects(an, f, k) & (EFF_BACKWARD | EFF_AUTOGRAD))
-            return SCAN_BACKWARD;
-    }
-    return SCAN_GO_ON;
-}
-
-/* Does the region that starts at the eval() call `at` reach a backward() (or
- * autograd.grad) along the control flow, the next iteration of a loop
- * included, before it ends? Adversarial and attribution code does; the
- * backward() of the next epoch, after model.train(), does not count. */
-static bool region_reaches_backward(RuleCtx *c, const IrFunction *f, ValueId at)
-{
-    const Analysis *an = c->an;
-    BlockId b0 = f->values.v[at].block;
-    const IrBlock *blk = &f->blocks.v[b0];
-    uint32_t pos = 0;
-    while (pos < blk->values.n && blk->values.v[pos] != at)
-        pos++;
-    int r = scan_block(an, f, b0, pos + 1);
-    if (r != SCAN_GO_ON)
-        return r == SCAN_BACKWARD;
-    uint8_t *seen = arena_zalloc(c->A, f->blocks.n + 1);
-    BlockId *stack = arena_alloc(c->A, (f->blocks.n + 1) * sizeof *stack);
-    uint32_t n = 0;
-    for (uint32_t s = 0; s < blk->succs.n; s++)
-        stack[n++] = blk->succs.v[s], seen[blk->succs.v[s]] = 1;
-    while (n) {
-        BlockId b = stack[--n];
-        r = scan_block(an, f, b, 0);
-        if (r == SCAN_BACKWARD)
-            return true;
-        if (r == SCAN_REGION_ENDS)
-            continue;
-        const IrBlock *x = &f->blocks.v[b];
-        for (uint32_t s = 0; s < x->succs.n; s++)
-            if (!seen[x->succs.v[s]])
-                seen[x->succs.v[s]] = 1, stack[n++] = x->succs.v[s];
-    }
-    return false;
-}
-
 static bool model_call(const Analysis *an, const IrFunction *f, ValueId i)
 {
     const IrValue *v = &f->values.v[i];
@@ -240,7 +181,7 @@ static void check_function(RuleCtx *c, const IrFunction *f, uint32_t fe)
         ValueId r;
         if (an_method_call(f, v, an->n_eval, &r) && (f->values.v[r].roles & ROLE_MODEL)) {
             eval_mode = true;
-            region_trains = region_reaches_backward(c, f, i);
+            region_trains = an_backward_before_train(an, c->A, f, i);
             done.eval_region = false;
         } else if (an_method_call(f, v, an->n_train, &r)) {
             eval_mode = false;

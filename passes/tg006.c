@@ -49,6 +49,15 @@ static bool find_eval(const Analysis *an, const IrFunction *g, ValueId *at, Valu
 
 extern int ir_callee_function(const Ir *ir, const IrFunction *f, ValueId callee);
 
+/* `ema.eval()` names `ema` as written, not the expression that defined it
+ * (`copy.deepcopy(model)`). */
+static const Node *receiver_as_written(const RuleCtx *c, const IrValue *eval_call)
+{
+    const Node *call = &c->S->nodes[eval_call->node];
+    const Node *callee = call->kind == N_CALL ? node_kid(c->S, call, 0) : NULL;
+    return callee && callee->kind == N_ATTRIBUTE ? node_kid(c->S, callee, 0) : NULL;
+}
+
 /* `<model>.train()` after the evaluation block: after the block that holds a
  * direct model.eval() (the if-body of "every N steps", or the loop body), or
  * after the statement that calls the evaluating helper. */
@@ -84,6 +93,73 @@ static void train_fix(RuleCtx *c, Finding *fd, const IrFunction *f, const IrValu
     fd->fix = fx;
 }
 
+/* Are a and b one object as far as the IR tells: one SSA value, one
+ * module-level name, or one attribute path on one base (self.model read
+ * twice)? `model.module` is the model a wrapper holds. */
+static bool same_object(const IrFunction *f, ValueId a, ValueId b, uint32_t module_name)
+{
+    for (int guard = 0; guard < 16; guard++) {
+        a = ir_resolve(f, a), b = ir_resolve(f, b);
+        const IrValue *x = &f->values.v[a], *y = &f->values.v[b];
+        if (x->op == IR_ATTR && x->name == module_name && x->nargs) {
+            a = x->args[0];
+            continue;
+        }
+        if (a == b || (x->op == IR_GLOBAL && y->op == IR_GLOBAL && x->name == y->name))
+            return true;
+        if (x->op != IR_ATTR || y->op != IR_ATTR || x->name != y->name || !x->nargs || !y->nargs)
+            return false;
+        a = x->args[0], b = y->args[0];
+    }
+    return false;
+}
+
+enum { TRAINED_UNKNOWN, TRAINED_SAME, TRAINED_OTHER };
+
+/* Is obj the model loop h trains? The trained models are the callees of
+ * model calls whose output reaches backward() and the models passed to calls
+ * that run backward(). TRAINED_OTHER when they are all something else (an
+ * EMA copy or a teacher put in eval mode is not leaking anything); UNKNOWN
+ * when the loop shows none (the training hides in code pfc cannot follow). */
+static int trained_object(RuleCtx *c, const IrFunction *f, BlockId h, ValueId obj)
+{
+    const Analysis *an = c->an;
+    uint32_t module_name = intern(&c->S->names, "module", 6);
+    bool other = false;
+    for (uint32_t k = 1; k < f->values.n; k++) {
+        const IrValue *v = &f->values.v[k];
+        if (v->op != IR_CALL || !v->nargs || !an_in_loop(f, v->block, h))
+            continue;
+        if ((f->values.v[v->args[0]].roles & ROLE_MODEL) && an_reaches_backward(an, f, k)) {
+            if (same_object(f, obj, v->args[0], module_name))
+                return TRAINED_SAME;
+            other = true;
+        }
+        if (!(an_value_effects(an, f, k) & EFF_BACKWARD))
+            continue;
+        for (uint32_t a = 1; a < v->nargs; a++) {
+            if (same_object(f, obj, v->args[a], module_name))
+                return TRAINED_SAME;
+            other |= (f->values.v[v->args[a]].roles & ROLE_MODEL) != 0;
+        }
+    }
+    return other ? TRAINED_OTHER : TRAINED_UNKNOWN;
+}
+
+/* The object put in eval mode, as a value of f: the receiver of a direct
+ * eval(), or the argument passed for the helper's parameter; 0 if unknown. */
+static ValueId eval_object(const IrFunction *f, const IrValue *call, const IrFunction *g,
+                           ValueId recv)
+{
+    if (g == f)
+        return recv;
+    const IrValue *p = &g->values.v[recv];
+    if (p->op != IR_PARAM || g->class_index >= 0 || 1 + p->index >= call->nargs ||
+        (call->kwnames && call->kwnames[1 + p->index]))
+        return 0;
+    return call->args[1 + p->index];
+}
+
 void rule_tg006(RuleCtx *c)
 {
     const Analysis *an = c->an;
@@ -97,7 +173,11 @@ void rule_tg006(RuleCtx *c)
             /* the loop that trains around this eval: innermost with backward() */
             while (h && !(an_loop_effects(an, f, h) & EFF_BACKWARD))
                 h = f->blocks.v[h].loop_parent;
-            if (!h || (an_loop_effects(an, f, h) & EFF_TRAIN))
+            if (!h)
+                continue;
+            /* a helper that switches back itself, or a train() on the way to
+             * the next backward() (this iteration's or the next one's) */
+            if ((an_value_effects(an, f, i) & EFF_TRAIN) || !an_backward_before_train(an, c->A, f, i))
                 continue;
             const IrFunction *g = f;
             ValueId at = i, recv = 0;
@@ -109,8 +189,11 @@ void rule_tg006(RuleCtx *c)
             }
             if (!mode_dependent(c, &g->values.v[recv]))
                 continue;
-            const Node *rn = &c->S->nodes[g->values.v[recv].node];
-            uint32_t len = node_end(c->S, rn) - node_start(c->S, rn);
+            ValueId obj = eval_object(f, v, g, recv);
+            if (obj && trained_object(c, f, h, obj) == TRAINED_OTHER)
+                continue;
+            const Node *rn = receiver_as_written(c, &g->values.v[at]);
+            uint32_t len = rn ? node_end(c->S, rn) - node_start(c->S, rn) : 0;
             const char *who = len && len < 40 ? arena_strndup(c->A, c->S->src + node_start(c->S, rn), len)
                                               : "model";
             Finding *fd = rule_report(c, g->values.v[at].node, SEV_ERROR,
