@@ -9,6 +9,8 @@
 
 typedef struct SelfStore { uint32_t name; const IrValue *value; } SelfStore;
 typedef ARENA_VEC(SelfStore) SelfStoreVec;
+typedef struct ModuleUse { uint32_t cls1, name; } ModuleUse;
+typedef ARENA_VEC(ModuleUse) ModuleUseVec;
 
 typedef struct Facts {
     const Ir *ir;
@@ -22,6 +24,8 @@ typedef struct Facts {
     /* per function: join of argument facts per parameter position */
     struct ParamFacts { uint8_t attach; uint32_t roles, cls, origin, ctor; bool called; } **params;
     SelfStoreVec *self_stores;   /* per class */
+    /* `self.<name>` attributes used as modules (`self.net.eval()`), by class */
+    ModuleUseVec module_attrs;
 } Facts;
 
 Attach attach_join(Attach a, Attach b)
@@ -102,6 +106,10 @@ static const char *const killing_methods[] = {
     "detach", "item", "tolist", "numpy", "argmax", "argmin", "size", "dim", "numel",
     "backward", "zero_grad", "step", "append", "extend", "eval", "train", "state_dict",
     "load_state_dict", "__len__", "nelement", "element_size", "is_cuda", "type", NULL};
+/* Attributes of a tensor that carry no graph: p.grad, x.data, metadata. */
+static const char *const graphless_attributes[] = {
+    "grad", "data", "shape", "dtype", "device", "requires_grad", "ndim", "is_cuda", "is_leaf",
+    "layout", "names", NULL};
 static const char *const reductions[] = {"sum", "mean", "max", "min", "norm", "std", "var",
                                          "prod", "logsumexp", NULL};
 
@@ -109,6 +117,61 @@ static void set(IrValue *v, Attach a, uint32_t roles)
 {
     v->attach = (uint8_t)a;
     v->roles = roles;
+}
+
+/* v is the object x (a method that returns its receiver, a wrapper that is
+ * transparent for the rules, an element of a known tuple): every fact. */
+static void same_as(IrValue *v, const IrValue *x)
+{
+    v->attach = x->attach;
+    v->roles = x->roles;
+    v->cls = x->cls;
+    v->ctor = x->ctor;
+    v->origin = x->origin;
+}
+
+/* The allocation site of an object made by call v of function fn: the
+ * identity rules compare (`ema.eval()` is not the trained model's). */
+static uint32_t site_of(uint32_t fn, const IrFunction *f, const IrValue *v)
+{
+    uint32_t vid = (uint32_t)(v - f->values.v);
+    return vid < (1u << 20) && fn + 1 < (1u << 12) ? (fn + 1) << 20 | vid : 0;
+}
+
+/* The must-join of several values' facts (the arms of a phi, the returns of
+ * a function, the definitions of a global): attachment joins; roles, class,
+ * constructor and allocation site are what every input agrees on. Inputs
+ * still at BOTTOM (not computed yet) do not count. */
+typedef struct Join {
+    Attach attach;
+    uint32_t roles, cls, ctor, origin;
+    bool seen;
+} Join;
+
+static void join_add(Join *j, const IrValue *x, uint32_t xcls)
+{
+    j->attach = attach_join(j->attach, (Attach)x->attach);
+    if (x->attach == ATT_BOTTOM)
+        return;
+    if (!j->seen) {
+        j->roles = x->roles, j->cls = xcls, j->ctor = x->ctor, j->origin = x->origin;
+        j->seen = true;
+        return;
+    }
+    j->roles &= x->roles;
+    j->cls = j->cls == xcls ? xcls : 0;
+    j->ctor = j->ctor == x->ctor ? x->ctor : 0;
+    j->origin = j->origin == x->origin ? x->origin : 0;
+}
+
+/* The joined facts into v; nothing known yet is MAYBE when `settle`. */
+static void join_store(IrValue *v, const Join *j, bool settle)
+{
+    v->attach = (uint8_t)(settle && j->attach == ATT_BOTTOM ? ATT_MAYBE : j->attach);
+    v->roles = j->seen ? j->roles : 0;
+    v->cls = j->cls;
+    v->ctor = j->ctor;
+    v->origin = j->origin;
 }
 
 /* ---- helpers over values ---------------------------------------------------------------- */
@@ -182,24 +245,24 @@ int ir_callee_function(const Ir *ir, const IrFunction *f, ValueId callee)
     return -1;
 }
 
-static void join_returns(const Ir *ir, int fi, Attach *a, uint32_t *roles, uint32_t *cls)
+/* What a call of in-file function fi gives back: the must-join of its
+ * returns; the class is the first one a return knows (a forward that may
+ * also return None still returns its class's outputs). */
+static Join join_returns(const Ir *ir, int fi)
 {
     const IrFunction *g = &ir->funcs.v[fi];
-    *a = ATT_BOTTOM;
-    *roles = ~0u;
-    *cls = 0;
+    Join j = {0};
+    uint32_t cls = 0;
     for (uint32_t i = 0; i < g->returns.n; i++) {
         const IrValue *r = &g->values.v[g->returns.v[i]];
         if (!r->nargs)
             continue;
         const IrValue *x = &g->values.v[r->args[0]];
-        *a = attach_join(*a, (Attach)x->attach);
-        if (x->attach != ATT_BOTTOM)
-            *roles &= x->roles;   /* must-facts: what every return gives */
-        *cls = *cls ? *cls : x->cls;
+        join_add(&j, x, x->cls);
+        cls = cls ? cls : x->cls;
     }
-    if (*roles == ~0u)
-        *roles = 0;
+    j.cls = cls;
+    return j;
 }
 
 /* Records argument facts at a call of an in-file function. */
@@ -242,6 +305,252 @@ static void note_call(Facts *F, const IrFunction *f, const IrValue *call, int fi
     }
 }
 
+static bool constructs_in_file_class(const IrValue *callee);
+
+/* ---- structure: elements of tuples and lists ------------------------------------------- */
+
+enum { ELEMENT_DEPTH = 4 };   /* calls followed to find a returned tuple */
+
+/* Does the tuple or list node have a `*x` among its first k + 1 kids (so
+ * that element k cannot be told)? */
+static bool starred_up_to(const Syntax *S, uint32_t node, uint32_t k)
+{
+    const Node *n = &S->nodes[node];
+    uint32_t i = 0;
+    FOR_EACH_KID(n, kid) {
+        if (i++ > k)
+            break;
+        if (S->nodes[kid].kind == N_STARRED || S->nodes[kid].kind == N_DOUBLE_STARRED)
+            return true;
+    }
+    return false;
+}
+
+/* The k-th positional argument of a call with no `*args`, `**kw` or
+ * keywords before it, or 0. */
+static ValueId positional_arg(const Syntax *S, const IrFunction *f, const IrValue *call, uint32_t k)
+{
+    if (1 + k >= call->nargs || !call->node)
+        return 0;
+    const Node *args = node_kid(S, &S->nodes[call->node], 1);
+    if (!args || args->kind != N_ARGUMENTS || starred_up_to(S, node_kid_id(S, &S->nodes[call->node], 1), k))
+        return 0;
+    for (uint32_t i = 1; i <= 1 + k; i++)
+        if (call->kwnames && call->kwnames[i])
+            return 0;
+    (void)f;
+    return call->args[1 + k];
+}
+
+static bool ctor_is(const Syntax *S, const IrValue *x, const char *const *list)
+{
+    return x->ctor && name_in(S, x->ctor, list);
+}
+
+static const char *const accelerators[] = {
+    "accelerate.Accelerator", "accelerate.accelerator.Accelerator", "lightning.Fabric",
+    "lightning.fabric.Fabric", "lightning_fabric.Fabric", NULL};
+
+/* `accelerator.prepare(model, opt, loader)`, `fabric.setup(model, opt)`:
+ * each result is its argument, wrapped for the device. */
+static bool prepares_arguments(const Syntax *S, const IrFunction *f, const IrValue *callee)
+{
+    if (callee->op != IR_ATTR || !callee->nargs ||
+        !ctor_is(S, val(f, callee->args[0]), accelerators))
+        return false;
+    return str_is(S, callee->name, "prepare") || str_is(S, callee->name, "setup") ||
+           str_is(S, callee->name, "setup_dataloaders");
+}
+
+static bool element_facts(Facts *F, const IrFunction *f, ValueId base, uint32_t k, Join *out,
+                          int depth);
+
+/* The element of every tuple that in-file function fi returns. */
+static bool returned_element(Facts *F, int fi, uint32_t k, Join *out, int depth)
+{
+    const IrFunction *g = &F->ir->funcs.v[fi];
+    bool any = false;
+    for (uint32_t i = 0; i < g->returns.n; i++) {
+        const IrValue *r = &g->values.v[g->returns.v[i]];
+        if (!r->nargs || !element_facts(F, g, r->args[0], k, out, depth + 1))
+            return false;
+        any = true;
+    }
+    return any;
+}
+
+/* `deepspeed.initialize(model=..., ...)` gives back (engine, optimizer,
+ * loader, scheduler); the engine is the model. */
+static bool deepspeed_element(Facts *F, const IrFunction *f, const IrValue *call, uint32_t k, Join *out)
+{
+    static const uint32_t roles[] = {0, ROLE_OPTIMIZER, ROLE_LOADER, ROLE_SCHEDULER};
+    if (k >= 4)
+        return false;
+    if (k > 0) {
+        IrValue x = {0};
+        x.attach = ATT_DETACHED, x.roles = roles[k];
+        join_add(out, &x, 0);
+        return true;
+    }
+    for (uint32_t i = 1; call->kwnames && i < call->nargs; i++)
+        if (call->kwnames[i] && str_is(F->S, call->kwnames[i], "model")) {
+            IrValue x = *val(f, call->args[i]);
+            x.roles |= ROLE_MODEL;
+            join_add(out, &x, x.cls);
+            return true;
+        }
+    return false;
+}
+
+/* Element k of the tuple or list `base`, when pfc can tell: a literal
+ * `(a, b)`, the call of an in-file function (or a model's forward) whose
+ * every return is such a tuple, the results of accelerator.prepare(a, b).
+ * Joins its facts into *out. */
+static bool element_facts(Facts *F, const IrFunction *f, ValueId base, uint32_t k, Join *out,
+                          int depth)
+{
+    const Syntax *S = F->S;
+    const IrValue *b = val(f, ir_resolve(f, base));
+    if (depth > ELEMENT_DEPTH)
+        return false;
+    if (b->op == IR_BUILD) {
+        if (!b->node || (S->nodes[b->node].kind != N_TUPLE && S->nodes[b->node].kind != N_LIST) ||
+            k >= b->nargs || starred_up_to(S, b->node, k))
+            return false;
+        const IrValue *x = val(f, b->args[k]);
+        join_add(out, x, x->cls);
+        return true;
+    }
+    if (b->op != IR_CALL || !b->nargs)
+        return false;
+    const IrValue *callee = val(f, b->args[0]);
+    if (prepares_arguments(S, f, callee)) {
+        ValueId a = positional_arg(S, f, b, k);
+        if (!a)
+            return false;
+        join_add(out, val(f, a), val(f, a)->cls);
+        return true;
+    }
+    if (str_is(S, callee->qual, "deepspeed.initialize"))
+        return deepspeed_element(F, f, b, k, out);
+    if (constructs_in_file_class(callee))
+        return false;
+    int fi = ir_callee_function(F->ir, f, b->args[0]);
+    return fi >= 0 && returned_element(F, fi, k, out, depth);
+}
+
+/* A small non-negative integer literal (an index), or -1. */
+static int64_t const_index(const Syntax *S, const IrValue *x)
+{
+    if (x->op != IR_CONST || !x->node || S->nodes[x->node].kind != N_NUMBER)
+        return -1;
+    const Token *t = &S->toks.v[S->nodes[x->node].first_tok];
+    int64_t n = 0;
+    for (uint32_t i = 0; i < t->len; i++) {
+        char c = S->src[t->start + i];
+        if (c < '0' || c > '9' || n > 1000)
+            return -1;
+        n = n * 10 + (c - '0');
+    }
+    return t->len ? n : -1;
+}
+
+/* `a, b = x` / `x[1]`: the element's own facts when the structure is known. */
+static bool facts_of_element(Facts *F, const IrFunction *f, IrValue *v)
+{
+    const Syntax *S = F->S;
+    int64_t k;
+    if (v->op == IR_UNPACK) {
+        if (!v->node || (S->nodes[v->node].kind != N_TUPLE && S->nodes[v->node].kind != N_LIST) ||
+            starred_up_to(S, v->node, v->index))
+            return false;
+        k = v->index;
+    } else {
+        k = v->nargs == 2 ? const_index(S, val(f, v->args[1])) : -1;
+    }
+    Join j = {0};
+    if (k < 0 || !element_facts(F, f, v->args[0], (uint32_t)k, &j, 0) || !j.seen)
+        return false;
+    join_store(v, &j, true);
+    return true;
+}
+
+/* `for m in [gen, disc]`, `for block in self.blocks` (an nn.ModuleList):
+ * what every element is. */
+static bool facts_of_element_iteration(Facts *F, const IrFunction *f, IrValue *v)
+{
+    const Syntax *S = F->S;
+    const IrValue *it = val(f, ir_resolve(f, v->args[0]));
+    static const char *const containers[] = {"torch.nn.ModuleList", "torch.nn.Sequential", NULL};
+    if ((it->roles & ROLE_MODEL) && ctor_is(S, it, containers)) {
+        set(v, ATT_DETACHED, ROLE_MODEL | (it->roles & ROLE_MODE_DEP));
+        v->cls = v->ctor = v->origin = 0;
+        return true;
+    }
+    if (it->op != IR_BUILD || !it->node || !it->nargs ||
+        (S->nodes[it->node].kind != N_TUPLE && S->nodes[it->node].kind != N_LIST) ||
+        starred_up_to(S, it->node, it->nargs - 1))
+        return false;
+    Join j = {0};
+    for (uint32_t i = 0; i < it->nargs; i++)
+        join_add(&j, val(f, it->args[i]), val(f, it->args[i])->cls);
+    join_store(v, &j, true);
+    return true;
+}
+
+/* ---- identity: methods and wrappers that give back the same model --------------------- */
+
+static const char *const self_returning_methods[] = {
+    "eval", "train", "to", "cuda", "cpu", "half", "float", "bfloat16", "double",
+    "requires_grad_", "share_memory", "apply", "to_empty", NULL};
+
+/* A wrapper whose result the rules treat as the model it wraps: DDP's
+ * forward runs the model's, its eval() sets the model's mode. */
+static const char *const transparent_wrappers[] = {
+    "torch.compile", "torch.nn.parallel.DistributedDataParallel",
+    "torch.nn.parallel.distributed.DistributedDataParallel", "torch.nn.DataParallel",
+    "torch.nn.parallel.DataParallel", "torch.distributed.fsdp.FullyShardedDataParallel",
+    "torch.distributed.fsdp.fully_sharded_data_parallel.FullyShardedDataParallel",
+    "torch.distributed.fsdp.fully_shard", "torch.distributed._composable.fsdp.fully_shard",
+    "torch.nn.SyncBatchNorm.convert_sync_batchnorm", "peft.get_peft_model",
+    "peft.PeftModel.from_pretrained", NULL};
+
+/* A copy of a model: the same kind of object, a different one (an EMA). */
+static const char *const model_copies[] = {
+    "copy.deepcopy", "torch.optim.swa_utils.AveragedModel", NULL};
+
+/* The model argument of a wrapper call: the first positional one, or the
+ * `module=`/`model=` keyword. */
+static const IrValue *wrapped_model(const Syntax *S, const IrFunction *f, const IrValue *v)
+{
+    ValueId a = positional_arg(S, f, v, 0);
+    for (uint32_t i = 1; !a && v->kwnames && i < v->nargs; i++)
+        if (v->kwnames[i] && (str_is(S, v->kwnames[i], "module") || str_is(S, v->kwnames[i], "model")))
+            a = v->args[i];
+    return a ? val(f, a) : NULL;
+}
+
+/* Wrappers and copies of models; false when q is neither. */
+static bool facts_of_model_wrapper(Facts *F, const IrFunction *f, IrValue *v, uint32_t q)
+{
+    const Syntax *S = F->S;
+    bool copy = name_in(S, q, model_copies);
+    if (!copy && !name_in(S, q, transparent_wrappers))
+        return false;
+    const IrValue *m = wrapped_model(S, f, v);
+    if (!m || m->op == IR_FUNC || m->op == IR_CONST ||
+        (m->roles & (ROLE_OPTIMIZER | ROLE_LOADER | ROLE_PYNUM)) || (copy && !(m->roles & ROLE_MODEL))) {
+        set(v, ATT_MAYBE, 0);   /* torch.compile(step_fn), a copy of something else */
+        return true;
+    }
+    same_as(v, m);
+    v->attach = ATT_DETACHED;
+    v->roles |= ROLE_MODEL | (m->roles & ROLE_MODEL ? 0 : ROLE_MODE_DEP);
+    if (copy || !v->origin)
+        v->origin = site_of(F->cur_fn, f, v);
+    return true;
+}
+
 /* ---- transfer functions --------------------------------------------------------------- */
 
 static void facts_of_qualified_call(Facts *F, const IrFunction *f, IrValue *v, const IrValue *callee)
@@ -249,6 +558,8 @@ static void facts_of_qualified_call(Facts *F, const IrFunction *f, IrValue *v, c
     const Syntax *S = F->S;
     uint32_t q = callee->qual;
     v->ctor = q;   /* which library callable made this value: nn.CrossEntropyLoss, ... */
+    if (facts_of_model_wrapper(F, f, v, q))
+        return;
     Attach in = ATT_BOTTOM;
     for (uint32_t i = 1; i < v->nargs; i++)
         in = attach_any(in, (Attach)val(f, v->args[i])->attach);
@@ -281,8 +592,6 @@ static void facts_of_qualified_call(Facts *F, const IrFunction *f, IrValue *v, c
     } else if (str_is(S, q, "torch.utils.data.DataLoader") ||
                str_is(S, q, "torch.utils.data.dataloader.DataLoader")) {
         set(v, ATT_DETACHED, ROLE_LOADER);
-        uint32_t vid = (uint32_t)(v - f->values.v);
-        v->origin = vid < (1u << 20) ? (F->cur_fn + 1) << 20 | vid : 0;
     } else if (str_is(S, q, "torch.device")) {
         set(v, ATT_DETACHED, ROLE_DEVICE | (cuda_argument(f, v) ? ROLE_CUDA : 0));
     } else if (str_prefix(S, q, "torch.nn.") && !str_prefix(S, q, "torch.nn.functional.") &&
@@ -314,6 +623,9 @@ static void facts_of_qualified_call(Facts *F, const IrFunction *f, IrValue *v, c
                 v->origin = val(f, v->args[i])->origin;
         }
         set(v, in, roles);
+    } else if (str_is(S, q, "builtins.next") && v->nargs >= 2 &&
+               (val(f, v->args[1])->roles & ROLE_LOADER)) {
+        set(v, ATT_DETACHED, ROLE_BATCH);   /* next(iter(loader)) */
     } else if (str_prefix(S, q, "torch.distributed.") || str_prefix(S, q, "torch.utils.") ||
                str_prefix(S, q, "torch.jit.") || str_prefix(S, q, "torch.fx.")) {
         set(v, ATT_MAYBE, 0);   /* not tensor math: what comes back is unknown */
@@ -322,6 +634,8 @@ static void facts_of_qualified_call(Facts *F, const IrFunction *f, IrValue *v, c
     } else {
         set(v, ATT_MAYBE, 0);
     }
+    if ((v->roles & (ROLE_MODEL | ROLE_OPTIMIZER | ROLE_LOADER | ROLE_SCHEDULER)) && !v->origin)
+        v->origin = site_of(F->cur_fn, f, v);   /* a new object */
 }
 
 static void facts_of_method_call(Facts *F, const IrFunction *f, IrValue *v, const IrValue *callee)
@@ -329,18 +643,25 @@ static void facts_of_method_call(Facts *F, const IrFunction *f, IrValue *v, cons
     const Syntax *S = F->S;
     const IrValue *recv = val(f, callee->args[0]);
     uint32_t m = callee->name;
+    if ((recv->roles & ROLE_MODEL) && name_in(S, m, self_returning_methods)) {
+        same_as(v, recv);   /* model.to(device).eval() is the model */
+        return;
+    }
+    if (prepares_arguments(S, f, callee) ||
+        (ctor_is(S, recv, accelerators) &&
+         (str_is(S, m, "unwrap_model") || str_is(S, m, "setup_module")))) {
+        ValueId only = v->nargs == 2 ? positional_arg(S, f, v, 0) : 0;
+        if (only)
+            same_as(v, val(f, only));   /* model = accelerator.prepare(model) */
+        else
+            set(v, ATT_MAYBE, 0);       /* a tuple: its elements are read by UNPACK */
+        return;
+    }
     if (name_in(S, m, killing_methods)) {
         set(v, ATT_DETACHED, str_is(S, m, "item") ? ROLE_PYNUM : 0);
         return;
     }
     if (recv->roles & ROLE_MODEL) {
-        if (str_is(S, m, "to") || str_is(S, m, "cuda") || str_is(S, m, "cpu") ||
-            str_is(S, m, "half") || str_is(S, m, "float") || str_is(S, m, "bfloat16")) {
-            set(v, (Attach)recv->attach, recv->roles);
-            v->cls = recv->cls;
-            v->ctor = recv->ctor;
-            return;
-        }
         if (str_is(S, m, "parameters") || str_is(S, m, "named_parameters")) {
             set(v, ATT_ATTACHED, ROLE_PARAM);
             return;
@@ -400,18 +721,21 @@ static void facts_of_call(Facts *F, const IrFunction *f, IrValue *v)
         const IrClass *k = &F->ir->classes.v[c - 1];
         set(v, ATT_DETACHED, k->is_module ? ROLE_MODEL | ROLE_MODE_DEP : 0);
         v->cls = c;
+        v->ctor = 0;
+        v->origin = site_of(F->cur_fn, f, v);
         return;
     }
     if (fi >= 0) {
-        Attach a;
-        uint32_t roles, cls;
-        join_returns(F->ir, fi, &a, &roles, &cls);
-        if (a == ATT_BOTTOM && !F->outside_calls && !(callee->roles & ROLE_MODEL))
+        Join j = join_returns(F->ir, fi);
+        bool forward = (callee->roles & ROLE_MODEL) || callee->cls;
+        if (j.attach == ATT_BOTTOM && !F->outside_calls && !forward)
             return;   /* the callee's returns are not known yet */
-        if (callee->roles & ROLE_MODEL || callee->cls)
-            a = attach_any(a, ATT_ATTACHED);   /* a model's output carries its graph */
-        set(v, a == ATT_BOTTOM ? ATT_MAYBE : a, roles & ~ROLE_MODEL);
-        v->cls = cls;
+        join_store(v, &j, true);
+        if (forward) {   /* a model's output carries its graph; it is not the model */
+            v->attach = (uint8_t)attach_any((Attach)v->attach, ATT_ATTACHED);
+            v->roles &= ~(ROLE_MODEL | ROLE_MODE_DEP);
+            v->origin = v->ctor = 0;
+        }
         return;
     }
     if (callee->roles & ROLE_LOSS_FN) {
@@ -460,26 +784,88 @@ static void index_self_stores(Facts *F)
     }
 }
 
+/* ---- modules recognised by use ------------------------------------------------------- */
+
+/* `x.eval()`, `x.parameters()`, `x.named_modules()`...: only an nn.Module
+ * answers these, so x is one even when pfc cannot see where it was built
+ * (a factory, an import). `train()`, `zero_grad()`, `state_dict()` are not
+ * evidence: trainers and optimizers have them too. */
+static const char *const module_only_methods[] = {
+    "eval", "parameters", "named_parameters", "modules", "named_modules", "children",
+    "named_children", "buffers", "named_buffers", "register_forward_hook",
+    "register_forward_pre_hook", NULL};
+
+static bool used_as_module(const Facts *F, uint32_t cls1, uint32_t name)
+{
+    for (uint32_t i = 0; i < F->module_attrs.n; i++)
+        if (F->module_attrs.v[i].cls1 == cls1 && F->module_attrs.v[i].name == name)
+            return true;
+    return false;
+}
+
+/* The roles a value used as a module gains: a model, and one that may
+ * depend on train/eval mode unless its in-file class says otherwise. */
+static uint32_t module_use_roles(const IrValue *v)
+{
+    if (v->roles & (ROLE_MODEL | ROLE_OPTIMIZER | ROLE_LOADER | ROLE_SCHEDULER | ROLE_LOSS |
+                    ROLE_PYNUM))
+        return 0;   /* known already, or known to be something else */
+    return ROLE_MODEL | (v->cls ? 0 : ROLE_MODE_DEP);
+}
+
+/* Marks the receivers of module-only methods, before the fixpoint: the SSA
+ * value itself, every module-level definition of a global read in a
+ * function, or the class attribute for `self.<name>`. */
+static void pin_module_receivers(Facts *F)
+{
+    Ir *ir = (Ir *)F->ir;
+    Syntax *S = ir->syn;
+    for (uint32_t fi = 0; fi < ir->funcs.n; fi++) {
+        IrFunction *f = &ir->funcs.v[fi];
+        for (uint32_t i = 1; i < f->values.n; i++) {
+            const IrValue *v = &f->values.v[i];
+            if (v->op != IR_CALL)
+                continue;
+            const IrValue *c = &f->values.v[v->args[0]];
+            if (c->op != IR_ATTR || !c->nargs || !name_in(S, c->name, module_only_methods))
+                continue;
+            IrValue *r = &f->values.v[ir_resolve(f, c->args[0])];
+            if (r->op == IR_GLOBAL && r->qual)
+                continue;   /* an imported module or library object */
+            r->flags |= IRV_MODULE_USE;
+            if (r->op == IR_GLOBAL && fi)
+                for (uint32_t d = r->name < ir->nnames ? ir->last_def[r->name] : 0; d;
+                     d = ir->prev_def[d - 1])
+                    ir->funcs.v[0].values.v[ir->module_defs.v[d - 1].value].flags |= IRV_MODULE_USE;
+            const IrValue *base = r->op == IR_ATTR && r->nargs ? &f->values.v[r->args[0]] : NULL;
+            if (base && base->op == IR_PARAM && base->index == 0 && f->class_index >= 0) {
+                ModuleUse u = {(uint32_t)f->class_index + 1, r->name};
+                VEC_PUSH(S->arena, F->module_attrs, u);
+            }
+        }
+    }
+}
+
 /* self.<name> in a method: the join of what the class's methods store there. */
 static void facts_of_class_attr(Facts *F, IrValue *v, uint32_t cls1)
 {
-    Attach a = ATT_BOTTOM;
-    uint32_t roles = 0, cls = 0;
-    {
-        for (uint32_t i = 0; i < F->self_stores[cls1 - 1].n; i++) {
-            const SelfStore *st = &F->self_stores[cls1 - 1].v[i];
-            if (st->name != v->name)
-                continue;
-            const IrValue *x = st->value;
-            a = attach_join(a, (Attach)x->attach);
-            roles |= x->roles;
-            cls = cls ? cls : x->cls;
-            v->origin = v->origin ? v->origin : x->origin;
-            v->ctor = v->ctor ? v->ctor : x->ctor;
-        }
+    Join j = {0};
+    uint32_t roles = 0;
+    bool stored = false;
+    for (uint32_t i = 0; i < F->self_stores[cls1 - 1].n; i++) {
+        const SelfStore *st = &F->self_stores[cls1 - 1].v[i];
+        if (st->name != v->name)
+            continue;
+        stored = true;
+        roles |= st->value->roles;   /* what some method may store there */
+        if (st->value->op == IR_CONST)   /* `self.model = None` until set up */
+            j.attach = attach_join(j.attach, (Attach)st->value->attach);
+        else
+            join_add(&j, st->value, st->value->cls);
     }
-    set(v, a == ATT_BOTTOM ? ATT_MAYBE : a, roles);
-    v->cls = cls;
+    /* stores not computed yet: wait for them rather than guess MAYBE */
+    join_store(v, &j, F->outside_calls || !stored);
+    v->roles = roles | (used_as_module(F, cls1, v->name) ? module_use_roles(v) : 0);
 }
 
 static void facts_of_global(Facts *F, IrValue *v)
@@ -488,22 +874,17 @@ static void facts_of_global(Facts *F, IrValue *v)
         set(v, ATT_DETACHED, 0);
         return;
     }
-    Attach a = ATT_BOTTOM;
-    uint32_t roles = ~0u, cls = UINT32_MAX;
+    Join j = {0};
+    bool defined = false;
     const IrFunction *m = &F->ir->funcs.v[0];
     const Ir *ir = F->ir;
     for (uint32_t i = v->name < ir->nnames ? ir->last_def[v->name] : 0; i; i = ir->prev_def[i - 1]) {
         const IrModuleDef *d = &ir->module_defs.v[i - 1];
         const IrValue *x = &m->values.v[d->value];
-        uint32_t xcls = x->op == IR_CLASS ? x->index + 1 : x->cls;
-        v->origin = x->origin;
-        v->ctor = x->ctor;
-        a = attach_join(a, (Attach)x->attach);
-        roles &= x->roles;
-        cls = cls == UINT32_MAX || cls == xcls ? xcls : 0;
+        join_add(&j, x, x->op == IR_CLASS ? x->index + 1 : x->cls);
+        defined = true;
     }
-    set(v, a == ATT_BOTTOM ? ATT_MAYBE : a, roles == ~0u ? 0 : roles);
-    v->cls = cls == UINT32_MAX ? 0 : cls;
+    join_store(v, &j, F->outside_calls || !defined);
 }
 
 static void facts_of_param(Facts *F, int fi, IrValue *v)
@@ -544,49 +925,48 @@ static void transfer(Facts *F, int fi, IrFunction *f, IrValue *v)
     case IR_PARAM: facts_of_param(F, fi, v); break;
     case IR_GLOBAL: facts_of_global(F, v); break;
     case IR_PHI: case IR_BOOLOP: {
-        /* roles are must-facts: what every incoming value is. Inputs still at
-         * BOTTOM (not computed yet, or undefined) do not count. */
-        uint32_t roles = ~0u, cls = UINT32_MAX, origin = UINT32_MAX, ctor = UINT32_MAX;
+        Join j = {0};
         uint32_t may_cuda = 0;
         for (uint32_t i = 0; i < v->nargs; i++) {
             const IrValue *x = val(f, v->args[i]);
-            in = attach_join(in, (Attach)x->attach);
-            if (x->attach == ATT_BOTTOM)
-                continue;
-            roles &= x->roles;
-            cls = cls == UINT32_MAX || cls == x->cls ? x->cls : 0;
-            origin = origin == UINT32_MAX || origin == x->origin ? x->origin : 0;
-            ctor = ctor == UINT32_MAX || ctor == x->ctor ? x->ctor : 0;
+            join_add(&j, x, x->cls);
+            /* ROLE_CUDA is a may-fact: `"cuda" if available else "cpu"` is a
+             * script meant for a GPU */
+            may_cuda |= x->roles & ROLE_CUDA;
         }
-        /* ROLE_CUDA is a may-fact: `"cuda" if available else "cpu"` is a
-         * script meant for a GPU */
-        for (uint32_t i = 0; i < v->nargs; i++)
-            may_cuda |= val(f, v->args[i])->roles & ROLE_CUDA;
-        set(v, in, (roles == ~0u ? 0 : roles) | may_cuda);
-        v->cls = cls == UINT32_MAX ? 0 : cls;
-        v->origin = origin == UINT32_MAX ? 0 : origin;
-        v->ctor = ctor == UINT32_MAX ? 0 : ctor;
+        join_store(v, &j, false);
+        v->roles |= may_cuda;
         break;
     }
     case IR_BINOP: case IR_UNARY: case IR_AWAIT: case IR_BUILD: {
         uint32_t roles = 0;
+        bool params_only = v->op == IR_BUILD, attached = false;
         if (!v->nargs)
             in = ATT_DETACHED;   /* an empty container */
         for (uint32_t i = 0; i < v->nargs; i++) {
-            in = attach_any(in, (Attach)val(f, v->args[i])->attach);
-            roles |= val(f, v->args[i])->roles & (ROLE_LOSS | ROLE_SCALAR | ROLE_CUDA);
+            const IrValue *x = val(f, v->args[i]);
+            in = attach_any(in, (Attach)x->attach);
+            roles |= x->roles & (ROLE_LOSS | ROLE_SCALAR | ROLE_CUDA);
+            if (x->attach == ATT_ATTACHED) {
+                attached = true;
+                params_only &= (x->roles & ROLE_PARAM) != 0;
+            }
         }
-        set(v, in, (IrOp)v->op == IR_BUILD ? roles & (ROLE_LOSS | ROLE_SCALAR) : roles);
+        if ((IrOp)v->op == IR_BUILD)   /* a param group {"params": [...]} holds leaves only */
+            roles = (roles & (ROLE_LOSS | ROLE_SCALAR)) | (params_only && attached ? ROLE_PARAM : 0);
+        set(v, in, roles);
         break;
     }
     case IR_COMPARE: set(v, ATT_DETACHED, ROLE_PYNUM); break;
     case IR_ATTR: {
         const IrValue *base = val(f, v->args[0]);
-        if (v->qual || base->qual || str_is(F->S, v->name, "grad") ||
-            str_is(F->S, v->name, "data") || str_is(F->S, v->name, "shape")) {
+        if (v->qual || base->qual || name_in(F->S, v->name, graphless_attributes)) {
             set(v, ATT_DETACHED, 0);   /* p.grad / x.data carry no graph */
         } else if (base->cls && base->op == IR_PARAM && base->index == 0) {
             facts_of_class_attr(F, v, base->cls);
+        } else if ((base->roles & ROLE_MODEL) &&
+                   (str_is(F->S, v->name, "module") || str_is(F->S, v->name, "_orig_mod"))) {
+            same_as(v, base);   /* the model a DDP or torch.compile wrapper holds */
         } else {
             /* model.x may be a submodule, a method or a config: not a model */
             set(v, base->attach == ATT_BOTTOM ? ATT_MAYBE : (Attach)base->attach,
@@ -595,14 +975,18 @@ static void transfer(Facts *F, int fi, IrFunction *f, IrValue *v)
         break;
     }
     case IR_SUBSCR: case IR_UNPACK: {
+        if (facts_of_element(F, f, v))
+            break;
         const IrValue *base = val(f, v->args[0]);
-        set(v, (Attach)base->attach, base->roles & (ROLE_BATCH | ROLE_LOSS));
+        set(v, (Attach)base->attach, base->roles & (ROLE_BATCH | ROLE_LOSS | ROLE_PARAM));
         break;
     }
     case IR_ITER_NEXT: {
         const IrValue *it = val(f, v->args[0]);
         if (it->roles & ROLE_LOADER)
             set(v, ATT_DETACHED, ROLE_BATCH);
+        else if (facts_of_element_iteration(F, f, v))
+            break;
         else
             set(v, (Attach)it->attach, it->roles & (ROLE_PARAM | ROLE_LOSS | ROLE_SCALAR));
         break;
@@ -615,6 +999,8 @@ static void transfer(Facts *F, int fi, IrFunction *f, IrValue *v)
         set(v, ATT_DETACHED, 0);
         break;
     }
+    if (v->flags & IRV_MODULE_USE)
+        v->roles |= module_use_roles(v);
     if ((v->flags & IRV_BACKWARD_RECV) && v->attach != ATT_DETACHED)
         v->attach = ATT_ATTACHED;
     /* inside no_grad nothing new is attached */
@@ -701,8 +1087,9 @@ static void run_to_fixpoint(Facts *F)
 void ir_compute_facts(Ir *ir)
 {
     pin_backward_receivers(ir);
-    Facts F = {ir, ir->syn, false, false, 0, NULL, NULL};
+    Facts F = {.ir = ir, .S = ir->syn};
     index_self_stores(&F);
+    pin_module_receivers(&F);
     F.params = arena_zalloc(ir->syn->arena, (ir->funcs.n + 1) * sizeof *F.params);
     for (uint32_t i = 0; i < ir->funcs.n; i++)
         F.params[i] = arena_zalloc(ir->syn->arena,

@@ -81,6 +81,7 @@ enum {
     IRV_STMT = 1,          /* the whole expression of an expression statement */
     IRV_GRAD_FORCED = 2,   /* computed under an explicit torch.enable_grad() */
     IRV_BACKWARD_RECV = 4, /* `.backward()` is called on it: it must be attached */
+    IRV_MODULE_USE = 8,    /* `.eval()`, `.parameters()`... is called on it: an nn.Module */
 };
 
 typedef struct IrValue {

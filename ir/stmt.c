@@ -685,6 +685,13 @@ static bool qual_is(const Lowerer *L, uint32_t qual, const char *s)
     return qual && strlen(s) == len && memcmp(q, s, len) == 0;
 }
 
+static bool qual_prefix(const Lowerer *L, uint32_t qual, const char *p)
+{
+    uint32_t len;
+    const char *q = intern_str(&L->S->names, qual, &len);
+    return qual && len >= strlen(p) && memcmp(q, p, strlen(p)) == 0;
+}
+
 /* @torch.no_grad() / @torch.inference_mode() (called or not) */
 static GradMode decorator_grad(Lowerer *L, ValueId dec, GradMode current)
 {
@@ -805,11 +812,43 @@ static const char *const module_bases[] = {
     "lightning.pytorch.LightningModule", "transformers.PreTrainedModel",
 };
 
+static bool contains_for(const char *s, size_t n)
+{
+    for (size_t i = 0; i + 3 <= n; i++)
+        if (memcmp(s + i, "For", 3) == 0)
+            return true;
+    return false;
+}
+
+/* torch.nn.<Layer>: a class of torch.nn (not of its functional, init,
+ * utils or parameter namespaces), named in CamelCase; `class Head(nn.Linear)`
+ * is a module. Also transformers' model classes (`GPT2PreTrainedModel`,
+ * `LlamaForCausalLM`, `BertModel`). */
+static bool library_module_class(Lowerer *L, uint32_t qual)
+{
+    uint32_t len;
+    const char *q = intern_str(&L->S->names, qual, &len);
+    const char *last = q + len;
+    while (last > q && last[-1] != '.')
+        last--;
+    size_t n = (size_t)(q + len - last);
+    if (!qual || !n || last[0] < 'A' || last[0] > 'Z' || (n == 9 && !memcmp(last, "Parameter", 9)) ||
+        (n == 6 && !memcmp(last, "Buffer", 6)))
+        return false;   /* tensors, not modules */
+    if (len > 9 && memcmp(q, "torch.nn.", 9) == 0)
+        return (size_t)(last - q) == 9 || (len > 17 && memcmp(q, "torch.nn.modules.", 17) == 0);
+    if (len > 13 && memcmp(q, "transformers.", 13) == 0 && (size_t)(last - q) == 13)
+        return (n > 5 && memcmp(last + n - 5, "Model", 5) == 0) || contains_for(last, n);
+    return false;
+}
+
 static bool base_is_module(Lowerer *L, const IrValue *base)
 {
     for (size_t i = 0; i < sizeof module_bases / sizeof module_bases[0]; i++)
         if (qual_is(L, base->qual, module_bases[i]))
             return true;
+    if (library_module_class(L, base->qual))
+        return true;
     if (base->op == IR_GLOBAL || base->op == IR_CLASS)
         for (uint32_t c = 0; c < L->ir->classes.n; c++)
             if (L->ir->classes.v[c].name == base->name && L->ir->classes.v[c].is_module)
@@ -817,10 +856,19 @@ static bool base_is_module(Lowerer *L, const IrValue *base)
     return false;
 }
 
+static bool defines_forward(Lowerer *L, const IrClass *c)
+{
+    for (uint32_t m = 0; m < c->methods.n; m++)
+        if (qual_is(L, L->ir->funcs.v[c->methods.v[m]].name, "forward"))
+            return true;
+    return false;
+}
+
 /* DECORATOR* 'class' NAME [TYPE_PARAMS] [ARGUMENTS] ':' BLOCK */
 static void lower_class(Lowerer *L, uint32_t id)
 {
     IrClass c;
+    bool imported_base = false;
     memset(&c, 0, sizeof c);
     c.name = tok_name_at(L->S, syn_node(L->S, id), T_NAME);
     c.node = id;
@@ -834,6 +882,7 @@ static void lower_class(Lowerer *L, uint32_t id)
             base.name = L->ir->classes.v[base.index].name;
         VEC_PUSH(L->A, c.bases, base.qual ? base.qual : base.name);
         c.is_module |= base_is_module(L, &base);
+        imported_base |= base.qual && !qual_prefix(L, base.qual, "builtins.");
     }
     int cls = (int)L->ir->classes.n;
     VEC_PUSH(L->A, L->ir->classes, c);
@@ -849,6 +898,10 @@ static void lower_class(Lowerer *L, uint32_t id)
     resolve_function(&L->ir->funcs.v[idx]);
     L->fs = outer;
     L->class_index = saved;
+    /* a class of an imported base (MegatronModule, a project's BaseModel)
+     * that defines forward() is a module */
+    if (imported_base && defines_forward(L, &L->ir->classes.v[cls]))
+        L->ir->classes.v[cls].is_module = true;
     ValueId v = ir_emit(L, IR_CLASS, id);
     ir_cur_fn(L)->values.v[v].index = (uint32_t)cls;
     ir_store_name(L, c.name, v);

@@ -10,6 +10,14 @@ bool an_qual_is(const Analysis *an, uint32_t id, const char *s)
     return id && strlen(s) == len && memcmp(q, s, len) == 0;
 }
 
+bool an_qual_prefix(const Analysis *an, uint32_t id, const char *prefix)
+{
+    uint32_t len;
+    const char *q = intern_str(&an->S->names, id, &len);
+    size_t n = strlen(prefix);
+    return id && len >= n && memcmp(q, prefix, n) == 0;
+}
+
 bool an_method_call(const IrFunction *f, const IrValue *v, uint32_t method, ValueId *recv)
 {
     if (v->op != IR_CALL || !v->nargs)
@@ -31,6 +39,15 @@ static bool maybe_model(const IrValue *r)
 {
     return (r->roles & ROLE_MODEL) ||
            (r->attach == ATT_MAYBE && !(r->roles & ~(ROLE_MODE_DEP)) && !r->cls && !r->qual);
+}
+
+/* A receiver whose train() may put a model back in train mode: anything
+ * not known to be something else (`train()` ends an eval region, so erring
+ * this way only silences). */
+static bool may_train(const IrValue *r)
+{
+    return maybe_model(r) ||
+           !(r->roles & (ROLE_OPTIMIZER | ROLE_LOADER | ROLE_LOSS | ROLE_PYNUM | ROLE_SCHEDULER));
 }
 
 static uint32_t own_effects(const Analysis *an, const IrFunction *f, const IrValue *v)
@@ -60,8 +77,8 @@ static uint32_t own_effects(const Analysis *an, const IrFunction *f, const IrVal
                    : 0;
     if (an_method_call(f, v, an->n_eval, &r))
         return v->nargs == 1 && maybe_model(&f->values.v[r]) ? EFF_EVAL : 0;
-    if (an_method_call(f, v, an->n_train, &r))
-        return maybe_model(&f->values.v[r]) ? EFF_TRAIN : 0;
+    if (an_method_call(f, v, an->n_train, &r))   /* it only ends eval regions: lenient */
+        return may_train(&f->values.v[r]) ? EFF_TRAIN : 0;
     if (callee->roles & ROLE_MODEL && !(callee->roles & (ROLE_SOFTMAX | ROLE_SIGMOID)))
         return EFF_MODEL_CALL;
     return 0;
@@ -266,26 +283,54 @@ static void compute_loop_effects(Analysis *an)
     }
 }
 
-/* Who calls each function, and whether with grad enabled. */
+/* Who calls each function, and whether with grad enabled: a call made with
+ * grad on counts only if its caller itself may run with grad on (no other
+ * in-file function calls it, or one calls it with grad on), so a helper of a
+ * helper of a `@torch.no_grad()` function runs without grad. */
 static void compute_callers(Analysis *an)
 {
     const Ir *ir = an->ir;
-    an->called_with_grad = arena_zalloc(an->S->arena, ir->funcs.n + 1);
-    an->ncalls = arena_zalloc(an->S->arena, (ir->funcs.n + 1) * sizeof *an->ncalls);
-    for (uint32_t gi = 0; gi < ir->funcs.n; gi++) {
+    uint32_t n = ir->funcs.n;
+    an->called_with_grad = arena_zalloc(an->S->arena, n + 1);
+    an->ncalls = arena_zalloc(an->S->arena, (n + 1) * sizeof *an->ncalls);
+    uint32_t *others = arena_zalloc(an->S->arena, (n + 1) * sizeof *others);   /* not itself */
+    for (uint32_t gi = 0; gi < n; gi++) {
         const IrFunction *g = &ir->funcs.v[gi];
         for (uint32_t i = 1; i < g->values.n; i++) {
             const IrValue *v = &g->values.v[i];
-            if (v->op != IR_CALL || !v->nargs)
+            int fi = v->op == IR_CALL && v->nargs ? ir_callee_function(ir, g, v->args[0]) : -1;
+            if (fi >= 0) {
+                an->ncalls[fi]++;
+                others[fi] += (uint32_t)fi != gi;
+            }
+        }
+    }
+    /* a worklist of the functions that may run with grad on, from those no
+     * other in-file function calls */
+    uint32_t *work = arena_alloc(an->S->arena, (n + 1) * sizeof *work), top = 0;
+    uint8_t *may = arena_zalloc(an->S->arena, n + 1);
+    for (uint32_t gi = 0; gi < n; gi++)
+        if (!others[gi])
+            may[gi] = 1, work[top++] = gi;
+    while (top) {
+        const IrFunction *g = &ir->funcs.v[work[--top]];
+        for (uint32_t i = 1; i < g->values.n; i++) {
+            const IrValue *v = &g->values.v[i];
+            if (v->op != IR_CALL || !v->nargs || v->grad == GRAD_DISABLED)
                 continue;
             int fi = ir_callee_function(ir, g, v->args[0]);
             if (fi < 0)
                 continue;
-            an->ncalls[fi]++;
-            if (v->grad != GRAD_DISABLED)
-                an->called_with_grad[fi] = 1;
+            an->called_with_grad[fi] = 1;
+            if (!may[fi])
+                may[fi] = 1, work[top++] = (uint32_t)fi;
         }
     }
+}
+
+bool an_runs_without_grad(const Analysis *an, uint32_t fi)
+{
+    return an->ncalls[fi] > 0 && !an->called_with_grad[fi];
 }
 
 /* Marks every value derived from `from` through operands (torch.stack(losses),

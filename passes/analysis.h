@@ -27,7 +27,8 @@ typedef struct Analysis {
     const Ir *ir;
     uint32_t *effects;        /* per function */
     uint32_t **loop_effects;  /* per function, per loop header block */
-    uint8_t *called_with_grad;/* per function: some in-file call runs with grad enabled */
+    uint8_t *called_with_grad;/* per function: some in-file call runs with grad enabled, from
+                                 code that itself may run with grad enabled */
     uint32_t *ncalls;         /* per function: in-file call sites */
     uint8_t *context;         /* per function: a CodeContext */
     uint32_t *parents;        /* CST node -> parent node (UINT32_MAX for the root) */
@@ -47,6 +48,10 @@ void analysis_init(Analysis *an, Syntax *S, const Ir *ir);
  * trains)? Scratch memory comes from A. */
 bool an_backward_before_train(const Analysis *an, Arena *A, const IrFunction *f, ValueId at);
 
+/* Is every in-file call of function fi made with grad disabled (directly or
+ * through callers that run without grad)? */
+bool an_runs_without_grad(const Analysis *an, uint32_t fi);
+
 /* The code context of a function (see CodeContext). */
 CodeContext an_context(const Analysis *an, const IrFunction *f);
 
@@ -63,6 +68,7 @@ bool an_lives_across(const IrFunction *f, ValueId v, BlockId h);
 uint32_t an_loop_effects(const Analysis *an, const IrFunction *f, BlockId h);
 /* Interned string equality. */
 bool an_qual_is(const Analysis *an, uint32_t id, const char *s);
+bool an_qual_prefix(const Analysis *an, uint32_t id, const char *prefix);
 /* Does any value derived from `from` (through operations) reach a backward()? */
 bool an_reaches_backward(const Analysis *an, const IrFunction *f, ValueId from);
 /* The optimizer a step() call steps (optimizer.step(), scaler.step(opt)), or 0. */

@@ -113,6 +113,48 @@ static void report(RuleCtx *c, const IrFunction *f, const IrValue *kept, uint32_
     attach_detach_fix(c, fd, at);
 }
 
+/* A loop that walks the model's structure (`for name, p in
+ * model.named_parameters()`, `for block in self.blocks`), not the steps of
+ * training or evaluation: what it keeps is per model, not per step. */
+static bool walks_model(const IrFunction *f, BlockId h)
+{
+    const IrBlock *hb = &f->blocks.v[h];
+    for (uint32_t i = 0; i < hb->values.n; i++) {
+        const IrValue *v = &f->values.v[hb->values.v[i]];
+        if (v->op == IR_ITER_NEXT && v->nargs)
+            return (f->values.v[v->args[0]].roles & (ROLE_PARAM | ROLE_MODEL)) != 0;
+    }
+    return false;
+}
+
+/* Is the attached part of v made by the loop h, not just an index or an
+ * element of a graph built before it (`results[name] = {"img": out[i]}`
+ * after one forward: the slices share that one graph)? */
+static bool graph_made_in_loop(const IrFunction *f, ValueId v, BlockId h, int depth)
+{
+    const IrValue *x = &f->values.v[ir_resolve(f, v)];
+    if (!an_in_loop(f, x->block, h) || x->attach == ATT_DETACHED)
+        return false;
+    if (depth > 8)
+        return true;
+    if ((x->op == IR_SUBSCR || x->op == IR_UNPACK || x->op == IR_ATTR) && x->nargs)
+        return graph_made_in_loop(f, x->args[0], h, depth + 1);
+    if (x->op == IR_BUILD) {
+        for (uint32_t a = 0; a < x->nargs; a++)
+            if (graph_made_in_loop(f, x->args[a], h, depth + 1))
+                return true;
+        return false;
+    }
+    return true;
+}
+
+/* `d["loss"] = loss`: a literal key overwrites one entry every iteration;
+ * the mapping keeps the latest value, it does not grow. */
+static bool overwrites_one_key(const IrFunction *f, const IrValue *store)
+{
+    return store->op == IR_STORE_SUBSCR && f->values.v[store->args[1]].op == IR_CONST;
+}
+
 /* losses.append(loss), history[k] = out, self.outputs.extend(...) */
 static void check_container_store(RuleCtx *c, const IrFunction *f, ValueId i)
 {
@@ -146,7 +188,8 @@ static void check_container_store(RuleCtx *c, const IrFunction *f, ValueId i)
     if (k->attach != ATT_ATTACHED || (k->roles & ROLE_PARAM))
         return;   /* keeping parameters themselves costs nothing */
     BlockId h = loop_survived(f, v->block, recv);
-    if (!h || cleared_in_loop(an, f, recv, h) || consumed(an, f, recv))
+    if (!h || cleared_in_loop(an, f, recv, h) || consumed(an, f, recv) || walks_model(f, h) ||
+        overwrites_one_key(f, v) || !graph_made_in_loop(f, kept, h, 0))
         return;
     bool backward = backward_during_lifetime(an, f, h, recv);
     report(c, f, k, at,
@@ -201,6 +244,8 @@ void rule_tg001(RuleCtx *c)
         const IrFunction *f = &c->ir->funcs.v[fi];
         if (an_context(c->an, f) == CTX_MODEL)
             continue;   /* a forward keeps graphs on purpose */
+        if (an_runs_without_grad(c->an, fi))
+            continue;   /* every caller holds no_grad: nothing is attached */
         for (uint32_t i = 1; i < f->values.n; i++) {
             if (!f->blocks.v[f->values.v[i].block].loop_header)
                 continue;

@@ -34,12 +34,6 @@ static bool in_region_after_eval(const char *region)
 
 extern int ir_callee_function(const Ir *ir, const IrFunction *f, ValueId callee);
 
-/* Is every in-file call of function fi made with grad disabled? */
-static bool callers_hold_no_grad(const RuleCtx *c, int fi)
-{
-    return c->an->ncalls[fi] > 0 && !c->an->called_with_grad[fi];
-}
-
 /* Did TG001 report something inside this function's span? Then the missing
  * no_grad is what makes memory grow: an error. */
 static bool retained_in(const RuleCtx *c, const IrFunction *f)
@@ -214,7 +208,7 @@ void rule_tg003(RuleCtx *c)
     const Analysis *an = c->an;
     for (uint32_t fi = 0; fi < c->ir->funcs.n; fi++) {
         const IrFunction *f = &c->ir->funcs.v[fi];
-        if (f->entry_grad == GRAD_DISABLED || callers_hold_no_grad(c, (int)fi))
+        if (f->entry_grad == GRAD_DISABLED || an_runs_without_grad(c->an, fi))
             continue;
         /* model code runs under its caller's grad mode; unit tests evaluate nothing */
         if (an_context(an, f) != CTX_OTHER)

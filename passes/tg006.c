@@ -93,14 +93,17 @@ static void train_fix(RuleCtx *c, Finding *fd, const IrFunction *f, const IrValu
     fd->fix = fx;
 }
 
-/* Are a and b one object as far as the IR tells: one SSA value, one
- * module-level name, or one attribute path on one base (self.model read
- * twice)? `model.module` is the model a wrapper holds. */
+/* Are a and b one object as far as the IR tells: one allocation site (the
+ * facts follow wrappers, `.to()`, `.eval()` and helpers' returns), one SSA
+ * value, one module-level name, or one attribute path on one base
+ * (self.model read twice)? `model.module` is the model a wrapper holds. */
 static bool same_object(const IrFunction *f, ValueId a, ValueId b, uint32_t module_name)
 {
     for (int guard = 0; guard < 16; guard++) {
         a = ir_resolve(f, a), b = ir_resolve(f, b);
         const IrValue *x = &f->values.v[a], *y = &f->values.v[b];
+        if (x->origin && y->origin)   /* both allocation sites known */
+            return x->origin == y->origin;
         if (x->op == IR_ATTR && x->name == module_name && x->nargs) {
             a = x->args[0];
             continue;
