@@ -856,6 +856,14 @@ static bool base_is_module(Lowerer *L, const IrValue *base)
     return false;
 }
 
+static bool in_file_class(Lowerer *L, uint32_t name)
+{
+    for (uint32_t c = 0; c < L->ir->classes.n; c++)
+        if (L->ir->classes.v[c].name == name)
+            return true;
+    return false;
+}
+
 static bool defines_forward(Lowerer *L, const IrClass *c)
 {
     for (uint32_t m = 0; m < c->methods.n; m++)
@@ -882,7 +890,10 @@ static void lower_class(Lowerer *L, uint32_t id)
             base.name = L->ir->classes.v[base.index].name;
         VEC_PUSH(L->A, c.bases, base.qual ? base.qual : base.name);
         c.is_module |= base_is_module(L, &base);
-        imported_base |= base.qual && !qual_prefix(L, base.qual, "builtins.");
+        /* imported: a qualified name, or a global no class of the file
+         * defines (a relative or star import) */
+        imported_base |= base.qual ? !qual_prefix(L, base.qual, "builtins.")
+                                   : base.op == IR_GLOBAL && !in_file_class(L, base.name);
     }
     int cls = (int)L->ir->classes.n;
     VEC_PUSH(L->A, L->ir->classes, c);

@@ -453,9 +453,16 @@ bool an_reaches_backward(const Analysis *an, const IrFunction *f, ValueId from)
 {
     uint8_t *reach = derived_from(an, f, from);
     for (uint32_t i = 1; i < f->values.n; i++) {
+        const IrValue *v = &f->values.v[i];
         ValueId r;
-        if (an_method_call(f, &f->values.v[i], an->n_backward, &r) && reach[r])
+        if (an_method_call(f, v, an->n_backward, &r) && reach[r])
             return true;
+        /* accelerator.backward(loss), fabric.backward(loss), a helper that
+         * backpropagates what it is given */
+        if (v->op == IR_CALL && (an_value_effects(an, f, i) & EFF_BACKWARD))
+            for (uint32_t a = 1; a < v->nargs; a++)
+                if (reach[v->args[a]])
+                    return true;
     }
     return false;
 }

@@ -133,7 +133,9 @@ static int trained_object(RuleCtx *c, const IrFunction *f, BlockId h, ValueId ob
         const IrValue *v = &f->values.v[k];
         if (v->op != IR_CALL || !v->nargs || !an_in_loop(f, v->block, h))
             continue;
-        if ((f->values.v[v->args[0]].roles & ROLE_MODEL) && an_reaches_backward(an, f, k)) {
+        /* a model run under no_grad (a teacher) feeds the loss but is not trained */
+        if ((f->values.v[v->args[0]].roles & ROLE_MODEL) && v->grad != GRAD_DISABLED &&
+            an_reaches_backward(an, f, k)) {
             if (same_object(f, obj, v->args[0], module_name))
                 return TRAINED_SAME;
             other = true;
