@@ -210,6 +210,25 @@ static bool flows_into(const IrFunction *f, ValueId p, ValueId v, int depth)
     return false;
 }
 
+/* Is the loop-carried variable p set back to a detached value somewhere in
+ * loop h (`running_loss = 0` after each optimizer step)? Then it holds at
+ * most one accumulation window's graph, not every step's. */
+static bool reset_in_loop(const IrFunction *f, ValueId p, BlockId h, int depth)
+{
+    const IrValue *x = &f->values.v[p];
+    for (uint32_t a = 0; a < x->nargs; a++) {
+        const IrValue *arg = &f->values.v[x->args[a]];
+        if (arg->op == IR_PHI) {
+            if (x->args[a] != p && depth < 8 && an_in_loop(f, arg->block, h) &&
+                reset_in_loop(f, x->args[a], h, depth + 1))
+                return true;
+        } else if (arg->attach == ATT_DETACHED && an_in_loop(f, arg->block, h)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* total += loss, total = total + loss */
 static void check_accumulator(RuleCtx *c, const IrFunction *f, ValueId i)
 {
@@ -224,7 +243,8 @@ static void check_accumulator(RuleCtx *c, const IrFunction *f, ValueId i)
             continue;   /* not a variable carried around a loop */
         if (!an_in_loop(f, v->block, p->block) || !flows_into(f, acc, i, 0))
             continue;
-        if (added->attach != ATT_ATTACHED || consumed(c->an, f, i))
+        if (added->attach != ATT_ATTACHED || consumed(c->an, f, i) ||
+            reset_in_loop(f, acc, p->block, 0))
             return;
         uint32_t len;
         const char *name = intern_str(&c->S->names, p->name, &len);

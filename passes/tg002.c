@@ -138,6 +138,50 @@ static void zero_grad_fix(RuleCtx *c, Finding *fd, const IrFunction *f, const Ir
     fd->fix = fx;
 }
 
+enum Missing { MISSING_IN_LOOP, MISSING_OTHER_ZEROED, MISSING_HELPER };
+
+static Finding *report_missing(RuleCtx *c, const IrValue *step, enum Missing why)
+{
+    static const char *const text[] = {
+        [MISSING_IN_LOOP] = "this loop calls backward() and optimizer.step() but never resets the "
+                            "gradients: they add up across steps, so every update uses the sum of "
+                            "all previous gradients and training diverges",
+        [MISSING_OTHER_ZEROED] = "this loop resets the gradients of another optimizer but never "
+                                 "this one's: its gradients add up across steps and training "
+                                 "diverges",
+        [MISSING_HELPER] = "this step() runs on every iteration of the training loops that call "
+                           "this function, and neither they nor it resets the gradients: they "
+                           "add up across steps and training diverges",
+    };
+    return rule_report(c, step->node, SEV_ERROR, text[why],
+                       "call `zero_grad()` on this optimizer right after its `step()` (with "
+                       "gradient accumulation: after the guarded step)");
+}
+
+/* A helper that steps outside any loop of its own (`train_step(model, opt,
+ * batch)`): every in-file call of it sits in a training loop that never
+ * resets gradients, the helper included. */
+static bool stepping_helper_never_zeroed(const Analysis *an, uint32_t fi)
+{
+    const Ir *ir = an->ir;
+    if (!an->ncalls[fi] || (an->effects[fi] & EFF_ZERO_GRAD))
+        return false;
+    uint32_t in_training_loops = 0;
+    for (uint32_t gi = 0; gi < ir->funcs.n; gi++) {
+        const IrFunction *g = &ir->funcs.v[gi];
+        for (uint32_t i = 1; i < g->values.n; i++) {
+            const IrValue *v = &g->values.v[i];
+            if (v->op != IR_CALL || !v->nargs || ir_callee_function(ir, g, v->args[0]) != (int)fi)
+                continue;
+            BlockId h = training_loop(an, g, v->block);
+            if (!h || (an_loop_effects(an, g, h) & EFF_ZERO_GRAD))
+                return false;   /* called once, or from a loop that zeroes */
+            in_training_loops++;
+        }
+    }
+    return in_training_loops > 0;
+}
+
 void rule_tg002(RuleCtx *c)
 {
     const Analysis *an = c->an;
@@ -153,21 +197,15 @@ void rule_tg002(RuleCtx *c)
                 (an->effects[f->values.v[v->args[1]].index] & EFF_ZERO_GRAD))
                 continue;
             BlockId h = training_loop(an, f, v->block);
-            if (!h)
+            if (!h) {
+                if (stepping_helper_never_zeroed(an, fi))
+                    zero_grad_fix(c, report_missing(c, v, MISSING_HELPER), f, v, recv);
                 continue;
+            }
             ZeroFacts z = zeroing_in_loop(an, f, h, recv);
             if (!z.any || !z.matches) {
-                Finding *fd = rule_report(c, v->node, SEV_ERROR,
-                            z.any ? "this loop resets the gradients of another optimizer but "
-                                    "never this one's: its gradients add up across steps and "
-                                    "training diverges"
-                                  : "this loop calls backward() and optimizer.step() but never "
-                                    "resets the gradients: they add up across steps, so every "
-                                    "update uses the sum of all previous gradients and "
-                                    "training diverges",
-                            "call `zero_grad()` on this optimizer right after its `step()` (with "
-                            "gradient accumulation: after the guarded step)");
-                zero_grad_fix(c, fd, f, v, recv);
+                zero_grad_fix(c, report_missing(c, v, z.any ? MISSING_OTHER_ZEROED : MISSING_IN_LOOP), f,
+                              v, recv);
                 continue;
             }
             /* zero_grad() on every micro-step, step() held back by `% accum`:

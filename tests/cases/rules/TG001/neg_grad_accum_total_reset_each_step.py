@@ -1,4 +1,4 @@
-# Gradient accumulation: the logged accumulator `accum_loss += loss` is never backpropagated itself (TG001 warning).
+# Gradient accumulation: the logged accumulator `accum_loss += loss` is set back to 0.0 after every optimizer step, so it holds one window of graph nodes (their saved tensors already freed by backward), not every step's: not a finding (it was a warning before the reset was seen; see pos_never_reset for the unbounded case).
 import torch
 from torch import nn
 
