@@ -49,6 +49,7 @@ fix_corpus.sh
 sarif.sh
 estimator.sh
 corpus.sh
+realworld_score.sh
 "
 for suite in $SUITES; do
     [ -x "tests/$suite" ] || continue
