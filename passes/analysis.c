@@ -197,7 +197,7 @@ void analysis_init(Analysis *an, Syntax *S, const Ir *ir)
     N(n_step, "step") N(n_zero_grad, "zero_grad") N(n_eval, "eval") N(n_train, "train")
     N(n_grad, "grad") N(n_item, "item") N(n_to, "to") N(n_cuda, "cuda") N(n_forward, "forward")
     N(n_num_workers, "num_workers") N(n_pin_memory, "pin_memory")
-    N(n_non_blocking, "non_blocking") N(n_training, "training")
+    N(n_non_blocking, "non_blocking") N(n_training, "training") N(n_module, "module")
 #undef N
     an->parents = arena_alloc(S->arena, (S->nnodes + 1) * sizeof *an->parents);
     for (uint32_t i = 0; i < S->nnodes; i++)

@@ -36,7 +36,7 @@ typedef struct Analysis {
     /* interned method names, so that matching is an integer test */
     uint32_t n_append, n_extend, n_appendleft, n_insert, n_add, n_clear, n_backward, n_step,
         n_zero_grad, n_eval, n_train, n_grad, n_item, n_to, n_cuda, n_forward, n_num_workers,
-        n_pin_memory, n_non_blocking, n_training;
+        n_pin_memory, n_non_blocking, n_training, n_module;
 } Analysis;
 
 void analysis_init(Analysis *an, Syntax *S, const Ir *ir);
