@@ -404,6 +404,30 @@ CodeContext an_context(const Analysis *an, const IrFunction *f)
     return (CodeContext)an->context[f - an->ir->funcs.v];
 }
 
+const char *an_context_name(CodeContext c)
+{
+    switch (c) {
+    case CTX_MODEL: return "model";
+    case CTX_TEST: return "test";
+    case CTX_OTHER: return "other";
+    }
+    return "?";
+}
+
+const char *an_effect_name(uint32_t bit)
+{
+    switch (bit) {
+    case EFF_BACKWARD: return "backward";
+    case EFF_STEP: return "step";
+    case EFF_ZERO_GRAD: return "zero_grad";
+    case EFF_EVAL: return "eval";
+    case EFF_TRAIN: return "train";
+    case EFF_AUTOGRAD: return "autograd";
+    case EFF_MODEL_CALL: return "model_call";
+    }
+    return NULL;
+}
+
 bool an_reaches_backward(const Analysis *an, const IrFunction *f, ValueId from)
 {
     uint8_t *reach = derived_from(an, f, from);

@@ -49,6 +49,10 @@ bool an_backward_before_train(const Analysis *an, Arena *A, const IrFunction *f,
 
 /* The code context of a function (see CodeContext). */
 CodeContext an_context(const Analysis *an, const IrFunction *f);
+/* Names for debugging dumps: "model", "test", "other"; an EFF_* bit's
+ * "backward", "zero_grad", ... (NULL for a value that is not one bit). */
+const char *an_context_name(CodeContext c);
+const char *an_effect_name(uint32_t bit);
 
 /* If v is `recv.<method>(...)`, returns true and the receiver. */
 bool an_method_call(const IrFunction *f, const IrValue *v, uint32_t method, ValueId *recv);
