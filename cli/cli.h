@@ -19,6 +19,12 @@ int cmd_archs(int argc, char **argv);
 int cmd_debug_bench(int argc, char **argv);
 int cmd_debug_estimate_mutate(int argc, char **argv);   /* estimate_mutate.c */
 
+/* pfc dump-ir's text: the IR dump with each function's code context and
+ * transitive effects as the rules see them (debug.c). */
+struct Ir;
+struct Buf;
+void dump_ir_analysed(Syntax *s, const struct Ir *ir, const char *only, struct Buf *out);
+
 /* Reads and parses a file (the caller frees *src and the arena); returns -1,
  * or EXIT_USAGE after saying why the file could not be read. */
 int cli_parse_file(const char *path, char **src, Arena *arena, Syntax *s);

@@ -10,6 +10,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "../base/rand.h"
 #include "../emit/emit.h"
+#include "../passes/analysis.h"
 #include "../passes/pass.h"
 #include "cli.h"
 #include "files.h"
@@ -46,6 +47,36 @@ static const char *round_trip_problem(const char *src, uint32_t len, int target,
     return why;
 }
 
+/* dump-ir's note on a function: the code context the rules give it and what
+ * running it may do, transitively over the file. */
+static void note_analysis(const void *ctx, int fi, Buf *out)
+{
+    const Analysis *an = ctx;
+    CodeContext c = an_context(an, &an->ir->funcs.v[fi]);
+    buf_printf(out, " context=%s effects=", an_context_name(c));
+    uint32_t eff = an->effects[fi];
+    const char *sep = "";
+    for (uint32_t bit = 1; bit && bit <= eff; bit <<= 1) {
+        if (!(eff & bit))
+            continue;
+        const char *name = an_effect_name(bit);
+        if (name)
+            buf_printf(out, "%s%s", sep, name);
+        else
+            buf_printf(out, "%s0x%x", sep, bit);
+        sep = ",";
+    }
+    if (!eff)
+        buf_puts(out, "none");
+}
+
+void dump_ir_analysed(Syntax *s, const Ir *ir, const char *only, Buf *out)
+{
+    Analysis an;
+    analysis_init(&an, s, ir);
+    ir_dump_noted(ir, only, note_analysis, &an, out);
+}
+
 /* A copy that still parses goes through everything lint and dump-ir run on
  * it: the IR, its facts, every rule and the IR dump. */
 static void analyse_valid_copy(Syntax *s)
@@ -55,7 +86,7 @@ static void analyse_valid_copy(Syntax *s)
     FindingVec findings = {0};
     passes_run(s, &ir, &findings);
     Buf dump = {0};
-    ir_dump(&ir, NULL, &dump);
+    dump_ir_analysed(s, &ir, NULL, &dump);
     buf_free(&dump);
 }
 

@@ -118,7 +118,7 @@ int cmd_emit(int argc, char **argv, EmitMode mode)
     if (mode == EMIT_DUMP_IR) {
         Ir ir;
         ir_build(&ir, &s);
-        ir_dump(&ir, only_fn, &out);
+        dump_ir_analysed(&s, &ir, only_fn, &out);
     } else if (mode == EMIT_DUMP_CST) {
         dump_cst(&s, &out);
     } else {

@@ -73,6 +73,8 @@ static void dump_value(const Ir *ir, const IrFunction *f, ValueId id, Buf *b)
     put_roles(b, v->roles);
     if (v->cls)
         buf_printf(b, " class=%u", v->cls - 1);
+    if (v->origin)   /* the allocation site: the object this value is (facts.c) */
+        buf_printf(b, " object=fn%u%%%u", (v->origin >> 20) - 1, v->origin & 0xfffff);
     if (v->grad == GRAD_DISABLED)
         buf_puts(b, " no_grad");
     buf_puts(b, "]");
@@ -81,7 +83,7 @@ static void dump_value(const Ir *ir, const IrFunction *f, ValueId id, Buf *b)
     buf_putc(b, '\n');
 }
 
-static void dump_function(const Ir *ir, int fi, Buf *b)
+static void dump_function(const Ir *ir, int fi, IrDumpNote *note, const void *ctx, Buf *b)
 {
     static const char *const kinds[] = {"module", "function", "lambda", "comprehension", "class"};
     const IrFunction *f = &ir->funcs.v[fi];
@@ -95,7 +97,10 @@ static void dump_function(const Ir *ir, int fi, Buf *b)
         buf_printf(b, ", method of class %d", f->class_index);
     if (f->entry_grad == GRAD_DISABLED)
         buf_puts(b, ", no_grad");
-    buf_puts(b, ")\n");
+    buf_puts(b, ")");
+    if (note)
+        note(ctx, fi, b);
+    buf_putc(b, '\n');
     for (uint32_t bi = 0; bi < f->blocks.n; bi++) {
         const IrBlock *blk = &f->blocks.v[bi];
         if (bi && !blk->preds.n && !blk->values.n)
@@ -117,6 +122,11 @@ static void dump_function(const Ir *ir, int fi, Buf *b)
 
 void ir_dump(const Ir *ir, const char *only, Buf *out)
 {
+    ir_dump_noted(ir, only, NULL, NULL, out);
+}
+
+void ir_dump_noted(const Ir *ir, const char *only, IrDumpNote *note, const void *ctx, Buf *out)
+{
     for (uint32_t c = 0; c < ir->classes.n; c++) {
         const IrClass *k = &ir->classes.v[c];
         buf_printf(out, "class %u ", c);
@@ -136,6 +146,6 @@ void ir_dump(const Ir *ir, const char *only, Buf *out)
             if (!f->name || strlen(only) != len || memcmp(only, s, len) != 0)
                 continue;
         }
-        dump_function(ir, (int)i, out);
+        dump_function(ir, (int)i, note, ctx, out);
     }
 }

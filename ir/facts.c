@@ -12,10 +12,20 @@ typedef ARENA_VEC(SelfStore) SelfStoreVec;
 typedef struct ModuleUse { uint32_t cls1, name; } ModuleUse;
 typedef ARENA_VEC(ModuleUse) ModuleUseVec;
 
+/* The functions that read one kind of fact, each once (see note_reads). */
+typedef struct Readers { ARENA_VEC(uint32_t) fns; uint32_t stamp; } Readers;
+
+/* What other runs read of a value, so that its change wakes them. */
+enum {
+    SEEN_RETURNED = 1,   /* a return's operand: the callers' join_returns */
+    SEEN_STORED = 2,     /* stored to self.<name>: the class's attribute reads */
+    SEEN_MODULE = 4,     /* a module-level definition: every GLOBAL read */
+    SEEN_BACK = 8,       /* read by a value before it in block order (a loop) */
+};
+
 typedef struct Facts {
     const Ir *ir;
     const Syntax *S;
-    bool changed;
     /* false while the first fixpoint runs: a parameter no call has reached
      * yet is BOTTOM (unknown so far), not MAYBE, so that the order in which
      * functions are defined cannot fix it at the lattice top */
@@ -26,7 +36,28 @@ typedef struct Facts {
     SelfStoreVec *self_stores;   /* per class */
     /* `self.<name>` attributes used as modules (`self.net.eval()`), by class */
     ModuleUseVec module_attrs;
+    /* The worklist: a function runs again only when a fact it read changed. A
+     * transfer function that reads facts of another function must say so in
+     * note_reads (who reads) and mark_seen (which values), or the fixpoint
+     * ends too early. */
+    uint8_t *pending;            /* per function */
+    uint8_t **seen;              /* per function, per value: SEEN_* bits */
+    uint8_t woke;                /* SEEN_* bits of the values changed by this run */
+    uint32_t *class_of;          /* per function: 1 + the class it is a method of, or 0 */
+    Readers *return_readers;     /* per function: who reads its returns */
+    Readers *store_readers;      /* per class: who reads its self.<name> stores */
+    Readers global_readers;      /* who reads module-level definitions */
+    uint32_t run;                /* numbers the runs of functions, for Readers.stamp */
+    uint8_t *reads_outside;      /* per function: a run asked outside_calls */
 } Facts;
+
+/* Every read of outside_calls goes through here: the functions that asked
+ * are those the second fixpoint must run again. */
+static bool outside_calls(Facts *F)
+{
+    F->reads_outside[F->cur_fn] = 1;
+    return F->outside_calls;
+}
 
 Attach attach_join(Attach a, Attach b)
 {
@@ -300,7 +331,7 @@ static void note_call(Facts *F, const IrFunction *f, const IrValue *call, int fi
             pf[slot].cls = cls;
             pf[slot].origin = origin;
             pf[slot].called = true;
-            F->changed = true;
+            F->pending[fi] = 1;
         }
     }
 }
@@ -366,9 +397,12 @@ static bool element_facts(Facts *F, const IrFunction *f, ValueId base, uint32_t 
                           int depth);
 
 /* The element of every tuple that in-file function fi returns. */
+static void add_reader(Facts *F, Readers *r, int fi);
+
 static bool returned_element(Facts *F, int fi, uint32_t k, Join *out, int depth)
 {
     const IrFunction *g = &F->ir->funcs.v[fi];
+    add_reader(F, &F->return_readers[fi], (int)F->cur_fn);   /* its returns' elements */
     bool any = false;
     for (uint32_t i = 0; i < g->returns.n; i++) {
         const IrValue *r = &g->values.v[g->returns.v[i]];
@@ -728,7 +762,7 @@ static void facts_of_call(Facts *F, const IrFunction *f, IrValue *v)
     if (fi >= 0) {
         Join j = join_returns(F->ir, fi);
         bool forward = (callee->roles & ROLE_MODEL) || callee->cls;
-        if (j.attach == ATT_BOTTOM && !F->outside_calls && !forward)
+        if (j.attach == ATT_BOTTOM && !outside_calls(F) && !forward)
             return;   /* the callee's returns are not known yet */
         join_store(v, &j, true);
         if (forward) {   /* a model's output carries its graph; it is not the model */
@@ -864,7 +898,7 @@ static void facts_of_class_attr(Facts *F, IrValue *v, uint32_t cls1)
             join_add(&j, st->value, st->value->cls);
     }
     /* stores not computed yet: wait for them rather than guess MAYBE */
-    join_store(v, &j, F->outside_calls || !stored);
+    join_store(v, &j, outside_calls(F) || !stored);
     v->roles = roles | (used_as_module(F, cls1, v->name) ? module_use_roles(v) : 0);
 }
 
@@ -884,7 +918,7 @@ static void facts_of_global(Facts *F, IrValue *v)
         join_add(&j, x, x->op == IR_CLASS ? x->index + 1 : x->cls);
         defined = true;
     }
-    join_store(v, &j, F->outside_calls || !defined);
+    join_store(v, &j, outside_calls(F) || !defined);
 }
 
 static void facts_of_param(Facts *F, int fi, IrValue *v)
@@ -907,7 +941,7 @@ static void facts_of_param(Facts *F, int fi, IrValue *v)
     if (!pf || !pf->called) {
         /* called from outside the file, or not at all: known only once every
          * in-file call has been seen */
-        set(v, F->outside_calls ? ATT_MAYBE : ATT_BOTTOM, 0);
+        set(v, outside_calls(F) ? ATT_MAYBE : ATT_BOTTOM, 0);
         return;
     }
     set(v, (Attach)pf->attach, pf->roles);
@@ -1013,20 +1047,68 @@ static void transfer(Facts *F, int fi, IrFunction *f, IrValue *v)
  * still at BOTTOM (a parameter no call has reached, a callee not evaluated
  * yet) waits: computing it now would guess MAYBE, the lattice top, and the
  * guess would stick. Phis and boolean operators join what is known. */
-static bool waits_for_operands(const Facts *F, const IrFunction *f, const IrValue *v)
+static bool waits_for_operands(Facts *F, const IrFunction *f, const IrValue *v)
 {
-    if (F->outside_calls || v->op == IR_PHI || v->op == IR_BOOLOP)
+    if (v->op == IR_PHI || v->op == IR_BOOLOP)
         return false;
     for (uint32_t i = 0; i < v->nargs; i++)
         if (val(f, v->args[i])->attach == ATT_BOTTOM)
-            return true;
+            return !outside_calls(F);
     return false;
+}
+
+static void add_reader(Facts *F, Readers *r, int fi)
+{
+    if (r->stamp == F->run)
+        return;   /* already noted during this run */
+    r->stamp = F->run;
+    for (uint32_t i = 0; i < r->fns.n; i++)
+        if (r->fns.v[i] == (uint32_t)fi)
+            return;
+    VEC_PUSH(F->ir->syn->arena, r->fns, (uint32_t)fi);
+}
+
+/* What v's transfer reads outside function fi: the facts whose change must
+ * run fi again. Generous on purpose: a reader too many costs a run, one too
+ * few a wrong fact. */
+static void note_reads(Facts *F, int fi, const IrFunction *f, const IrValue *v)
+{
+    if (v->op == IR_CALL) {
+        int g = ir_callee_function(F->ir, f, v->args[0]);
+        if (g >= 0)
+            add_reader(F, &F->return_readers[g], fi);
+    } else if (v->op == IR_GLOBAL && !v->qual) {
+        add_reader(F, &F->global_readers, fi);
+    } else if (v->op == IR_ATTR && v->nargs && val(f, v->args[0])->cls) {
+        add_reader(F, &F->store_readers[val(f, v->args[0])->cls - 1], fi);
+    }
+}
+
+static void wake_readers(Facts *F, const Readers *r)
+{
+    for (uint32_t i = 0; i < r->fns.n; i++)
+        F->pending[r->fns.v[i]] = 1;
+}
+
+/* Values of function fi that others read changed: run the readers again. */
+static void wake_dependents(Facts *F, int fi)
+{
+    if (F->woke & SEEN_RETURNED)
+        wake_readers(F, &F->return_readers[fi]);
+    if ((F->woke & SEEN_STORED) && F->class_of[fi])
+        wake_readers(F, &F->store_readers[F->class_of[fi] - 1]);
+    if (F->woke & SEEN_MODULE)
+        wake_readers(F, &F->global_readers);
+    if (F->woke & SEEN_BACK)
+        F->pending[fi] = 1;
 }
 
 static void run_function(Facts *F, int fi)
 {
     IrFunction *f = &F->ir->funcs.v[fi];
     F->cur_fn = (uint32_t)fi;
+    F->woke = 0;
+    F->run++;
     for (uint32_t b = 0; b < f->blocks.n; b++) {
         IrBlock *blk = &f->blocks.v[b];
         for (uint32_t i = 0; i < blk->values.n; i++) {
@@ -1039,15 +1121,17 @@ static void run_function(Facts *F, int fi)
                     record_in_file_call(F, f, v);
                 continue;
             }
+            note_reads(F, fi, f, v);
             transfer(F, fi, f, v);
             /* attachment only moves up its lattice; roles are recomputed (the
-             * round limit in ir_compute_facts bounds any oscillation) */
+             * round limit in run_to_fixpoint bounds any oscillation) */
             v->attach = (uint8_t)attach_join((Attach)old.attach, (Attach)v->attach);
             if (v->attach != old.attach || v->roles != old.roles || v->cls != old.cls ||
                 v->origin != old.origin || v->ctor != old.ctor)
-                F->changed = true;
+                F->woke |= F->seen[fi][blk->values.v[i]];
         }
     }
+    wake_dependents(F, fi);
 }
 
 /* `x.backward()` only runs on a tensor attached to the graph: where the
@@ -1073,13 +1157,99 @@ static void pin_backward_receivers(Ir *ir)
     }
 }
 
+/* SEEN_BACK: the values of f read by a value run before them (a loop's
+ * phi reads its latch's value): their change changes f again. */
+static void mark_read_back(const IrFunction *f, uint32_t *pos, uint8_t *seen)
+{
+    for (uint32_t i = 0; i < f->values.n; i++)
+        pos[i] = UINT32_MAX;   /* not run: never changes */
+    uint32_t n = 0;
+    for (uint32_t b = 0; b < f->blocks.n; b++)
+        for (uint32_t i = 0; i < f->blocks.v[b].values.n; i++) {
+            ValueId id = f->blocks.v[b].values.v[i];
+            if (!(f->values.v[id].op == IR_PHI && f->values.v[id].index))
+                pos[id] = n++;
+        }
+    for (uint32_t id = 1; id < f->values.n; id++)
+        for (uint32_t a = 0; pos[id] != UINT32_MAX && a < f->values.v[id].nargs; a++) {
+            ValueId x = f->values.v[id].args[a];
+            if (pos[x] != UINT32_MAX && pos[x] >= pos[id])
+                seen[x] |= SEEN_BACK;
+        }
+}
+
+/* The SEEN_* bits of every value: who besides its own run reads it. */
+static void mark_seen(Facts *F)
+{
+    const Ir *ir = F->ir;
+    Arena *A = ir->syn->arena;
+    F->seen = arena_alloc(A, (ir->funcs.n + 1) * sizeof *F->seen);
+    uint32_t most = 0;
+    for (uint32_t fi = 0; fi < ir->funcs.n; fi++)
+        most = ir->funcs.v[fi].values.n > most ? ir->funcs.v[fi].values.n : most;
+    uint32_t *pos = arena_alloc(A, (most + 1) * sizeof *pos);   /* scratch */
+    for (uint32_t fi = 0; fi < ir->funcs.n; fi++) {
+        const IrFunction *g = &ir->funcs.v[fi];
+        F->seen[fi] = arena_zalloc(A, g->values.n + 1);
+        mark_read_back(g, pos, F->seen[fi]);
+        for (uint32_t i = 0; i < g->returns.n; i++) {
+            const IrValue *r = &g->values.v[g->returns.v[i]];
+            if (!r->nargs)
+                continue;
+            F->seen[fi][r->args[0]] |= SEEN_RETURNED;
+            /* `return a, b`: callers read the elements too (element_facts) */
+            ValueId t = ir_resolve(g, r->args[0]);
+            F->seen[fi][t] |= SEEN_RETURNED;
+            if (g->values.v[t].op == IR_BUILD)
+                for (uint32_t a = 0; a < g->values.v[t].nargs; a++)
+                    F->seen[fi][g->values.v[t].args[a]] |= SEEN_RETURNED;
+        }
+    }
+    for (uint32_t i = 0; i < ir->module_defs.n; i++)
+        F->seen[0][ir->module_defs.v[i].value] |= SEEN_MODULE;
+    for (uint32_t c = 0; c < ir->classes.n; c++)
+        for (uint32_t m = 0; m < ir->classes.v[c].methods.n; m++) {
+            int fi = ir->classes.v[c].methods.v[m];
+            const IrFunction *g = &ir->funcs.v[fi];
+            for (uint32_t k = 0; k < F->self_stores[c].n; k++) {
+                const IrValue *x = F->self_stores[c].v[k].value;
+                if (x >= g->values.v && x < g->values.v + g->values.n)
+                    F->seen[fi][x - g->values.v] |= SEEN_STORED;
+            }
+        }
+}
+
+static void init_worklist(Facts *F)
+{
+    const Ir *ir = F->ir;
+    Arena *A = ir->syn->arena;
+    uint32_t n = ir->funcs.n;
+    F->pending = arena_zalloc(A, n + 1);
+    F->reads_outside = arena_zalloc(A, n + 1);
+    F->class_of = arena_zalloc(A, (n + 1) * sizeof *F->class_of);
+    F->return_readers = arena_zalloc(A, (n + 1) * sizeof *F->return_readers);
+    F->store_readers = arena_zalloc(A, (ir->classes.n + 1) * sizeof *F->store_readers);
+    for (uint32_t c = 0; c < ir->classes.n; c++)
+        for (uint32_t m = 0; m < ir->classes.v[c].methods.n; m++)
+            F->class_of[ir->classes.v[c].methods.v[m]] = c + 1;
+    mark_seen(F);
+}
+
+/* Rounds over the functions in order, as a plain round-robin would, but
+ * running only those whose inputs changed: the result is the round-robin's
+ * (a function whose inputs did not change would compute what it holds). */
 static void run_to_fixpoint(Facts *F)
 {
     for (int round = 0; round < 50; round++) {
-        F->changed = false;
-        for (uint32_t i = 0; i < F->ir->funcs.n; i++)
+        bool ran = false;
+        for (uint32_t i = 0; i < F->ir->funcs.n; i++) {
+            if (!F->pending[i])
+                continue;
+            F->pending[i] = 0;
             run_function(F, (int)i);
-        if (!F->changed)
+            ran = true;
+        }
+        if (!ran)
             break;
     }
 }
@@ -1090,13 +1260,19 @@ void ir_compute_facts(Ir *ir)
     Facts F = {.ir = ir, .S = ir->syn};
     index_self_stores(&F);
     pin_module_receivers(&F);
+    init_worklist(&F);
     F.params = arena_zalloc(ir->syn->arena, (ir->funcs.n + 1) * sizeof *F.params);
     for (uint32_t i = 0; i < ir->funcs.n; i++)
         F.params[i] = arena_zalloc(ir->syn->arena,
                                    (ir->funcs.v[i].params.n + 1) * sizeof **F.params);
     /* two fixpoints: the in-file calls first, then what the remaining
-     * parameters (reached from outside the file) make of the rest */
+     * parameters (reached from outside the file) make of the rest. The
+     * second starts from the functions that asked which fixpoint runs (and
+     * any the round limit left pending): for the others nothing changed. */
+    memset(F.pending, 1, ir->funcs.n);
     run_to_fixpoint(&F);
     F.outside_calls = true;
+    for (uint32_t i = 0; i < ir->funcs.n; i++)
+        F.pending[i] |= F.reads_outside[i];
     run_to_fixpoint(&F);
 }

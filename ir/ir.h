@@ -164,4 +164,10 @@ ValueId ir_resolve(const IrFunction *f, ValueId v);
 struct Buf;
 void ir_dump(const Ir *ir, const char *only, struct Buf *out);
 
+/* The same, with what a client of the IR knows of each function (the passes'
+ * code context and effects) written by note at the end of its header line. */
+typedef void IrDumpNote(const void *ctx, int fi, struct Buf *out);
+void ir_dump_noted(const Ir *ir, const char *only, IrDumpNote *note, const void *ctx,
+                   struct Buf *out);
+
 #endif

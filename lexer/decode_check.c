@@ -1,68 +1,19 @@
 /* Byte-level decode checks for coding cookies (see decode_check.h). */
 #include "decode_check.h"
 #include "codecs_data.h"
+#include "encodings.h"
 #include <stdbool.h>
 #include <string.h>
 
-enum { MAX_NAME = 32 };
-
-static bool is_alnum_or_dot(unsigned char c)
-{
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-           c == '.';
-}
-
-/* The codecs.lookup() normalisation lexer/encodings.c also applies. */
-static bool normalise(const char *name, size_t len, char *buf)
-{
-    size_t n = 0;
-    bool punct = false;
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)name[i];
-        if (!is_alnum_or_dot(c)) {
-            punct = true;
-            continue;
-        }
-        if (n + 2 >= MAX_NAME)
-            return false;
-        if (punct && n > 0)
-            buf[n++] = '_';
-        punct = false;
-        buf[n++] = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-    }
-    buf[n] = '\0';
-    return n > 0;
-}
-
-static int find_name(const char *s)
-{
-    size_t lo = 0, hi = sizeof codec_names / sizeof codec_names[0];
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int c = strcmp(s, codec_names[mid].name);
-        if (c == 0)
-            return codec_names[mid].codec;
-        if (c < 0)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    return -1;
-}
-
+/* The cookie names the codec through codecs.lookup(), modelled once in
+ * lexer/encodings.c; codecs_data.h is indexed by its name table. */
 static const struct Codec *find_codec(const char *name, size_t len)
 {
-    char buf[MAX_NAME];
-    if (!normalise(name, len, buf))
+    int i = enc_lookup_index(name, len);
+    if (i < 0 || (size_t)i >= sizeof codec_of_name / sizeof codec_of_name[0] ||
+        codec_of_name[i].codec == NO_CODEC)
         return NULL;
-    int i = find_name(buf);
-    if (i < 0) {   /* "iso8859.1" reaches the alias "iso8859_1" */
-        for (char *p = buf; *p; p++)
-            if (*p == '.')
-                *p = '_';
-        i = find_name(buf);
-    }
-    return i < 0 ? NULL : &codec_table[i];
+    return &codec_table[codec_of_name[i].codec];
 }
 
 static bool in_mask(const uint32_t *mask, unsigned char b)

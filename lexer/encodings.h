@@ -1,5 +1,5 @@
 /* Encoding names in PEP 263 coding cookies, as CPython 3.13 treats them.
- * Generated table: see lexer/encodings.c and tests/tools/gen_encodings.py.
+ * Generated table: lexer/encodings_data.h (tests/tools/gen_encodings.py).
  *
  * How the tokenizer handles a cookie NAME: it first applies get_normal_name()
  * (enc_normal_name below); if that gives "utf-8" the name is accepted without a
@@ -19,6 +19,11 @@
  * or trailing ones are dropped. Platform-specific codecs ("mbcs", "oem") are
  * those of the generating platform (Linux: absent). */
 bool enc_is_known(const char *name, size_t len);
+
+/* The codecs.lookup() behind enc_is_known: the position, in the generated name
+ * table of lexer/encodings_data.h, of the entry NAME resolves to; -1 when it does not.
+ * lexer/codecs_data.h is generated from that table and indexed by it. */
+int enc_lookup_index(const char *name, size_t len);
 
 /* enc_is_known and the codec is a text encoding (what a coding cookie needs). */
 bool enc_is_text_encoding(const char *name, size_t len);

@@ -214,7 +214,7 @@ void analysis_init(Analysis *an, Syntax *S, const Ir *ir)
     N(n_step, "step") N(n_zero_grad, "zero_grad") N(n_eval, "eval") N(n_train, "train")
     N(n_grad, "grad") N(n_item, "item") N(n_to, "to") N(n_cuda, "cuda") N(n_forward, "forward")
     N(n_num_workers, "num_workers") N(n_pin_memory, "pin_memory")
-    N(n_non_blocking, "non_blocking") N(n_training, "training")
+    N(n_non_blocking, "non_blocking") N(n_training, "training") N(n_module, "module")
 #undef N
     an->parents = arena_alloc(S->arena, (S->nnodes + 1) * sizeof *an->parents);
     for (uint32_t i = 0; i < S->nnodes; i++)
@@ -447,6 +447,30 @@ static void compute_context(Analysis *an)
 CodeContext an_context(const Analysis *an, const IrFunction *f)
 {
     return (CodeContext)an->context[f - an->ir->funcs.v];
+}
+
+const char *an_context_name(CodeContext c)
+{
+    switch (c) {
+    case CTX_MODEL: return "model";
+    case CTX_TEST: return "test";
+    case CTX_OTHER: return "other";
+    }
+    return "?";
+}
+
+const char *an_effect_name(uint32_t bit)
+{
+    switch (bit) {
+    case EFF_BACKWARD: return "backward";
+    case EFF_STEP: return "step";
+    case EFF_ZERO_GRAD: return "zero_grad";
+    case EFF_EVAL: return "eval";
+    case EFF_TRAIN: return "train";
+    case EFF_AUTOGRAD: return "autograd";
+    case EFF_MODEL_CALL: return "model_call";
+    }
+    return NULL;
 }
 
 bool an_reaches_backward(const Analysis *an, const IrFunction *f, ValueId from)

@@ -37,7 +37,7 @@ typedef struct Analysis {
     /* interned method names, so that matching is an integer test */
     uint32_t n_append, n_extend, n_appendleft, n_insert, n_add, n_clear, n_backward, n_step,
         n_zero_grad, n_eval, n_train, n_grad, n_item, n_to, n_cuda, n_forward, n_num_workers,
-        n_pin_memory, n_non_blocking, n_training;
+        n_pin_memory, n_non_blocking, n_training, n_module;
 } Analysis;
 
 void analysis_init(Analysis *an, Syntax *S, const Ir *ir);
@@ -54,6 +54,10 @@ bool an_runs_without_grad(const Analysis *an, uint32_t fi);
 
 /* The code context of a function (see CodeContext). */
 CodeContext an_context(const Analysis *an, const IrFunction *f);
+/* Names for debugging dumps: "model", "test", "other"; an EFF_* bit's
+ * "backward", "zero_grad", ... (NULL for a value that is not one bit). */
+const char *an_context_name(CodeContext c);
+const char *an_effect_name(uint32_t bit);
 
 /* If v is `recv.<method>(...)`, returns true and the receiver. */
 bool an_method_call(const IrFunction *f, const IrValue *v, uint32_t method, ValueId *recv);

@@ -127,7 +127,7 @@ enum { TRAINED_UNKNOWN, TRAINED_SAME, TRAINED_OTHER };
 static int trained_object(RuleCtx *c, const IrFunction *f, BlockId h, ValueId obj)
 {
     const Analysis *an = c->an;
-    uint32_t module_name = intern(&c->S->names, "module", 6);
+    uint32_t module_name = an->n_module;
     bool other = false;
     for (uint32_t k = 1; k < f->values.n; k++) {
         const IrValue *v = &f->values.v[k];

@@ -6,7 +6,7 @@ Usage (from the repository root):
 
 pfc keeps a file's bytes as they are (the syntax tree is lossless) but, like
 CPython, must reject a file whose bytes the declared encoding cannot decode.
-For every text-encoding name of lexer/encodings.c the codec is classified:
+For every text-encoding name of lexer/encodings_data.h the codec is classified:
   SBCS     one byte per character (charmap codecs, ascii, latin-1): a 256-bit
            mask of the bytes that do not decode;
   DBCS     CPython's CJK multibyte codecs: the high bytes that decode alone and,
@@ -27,9 +27,11 @@ ROOT = os.path.join(HERE, "..", "..")
 
 
 def table_names():
-    text = open(os.path.join(ROOT, "lexer", "encodings.c")).read()
-    return [m.group(1) for m in re.finditer(r'\{"([^"]+)", ([A-Z_ |]+)\}', text)
-            if "TEXT" in m.group(2) and "KNOWN" in m.group(2)]
+    """The names of the table of lexer/encodings_data.h, in its order, each with whether a
+    coding cookie may name it (a text encoding other than utf-8)."""
+    text = open(os.path.join(ROOT, "lexer", "encodings_data.h")).read()
+    return [(m.group(1), "TEXT" in m.group(2) and "UTF8" not in m.group(2))
+            for m in re.finditer(r'\{"([^"]+)", ([A-Z0-9_ |]+)\}', text)]
 
 
 def decodes(codec, b):
@@ -84,9 +86,9 @@ def mask_literal(bad):
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "lexer", "codecs_data.h")
     by_codec, names = {}, []
-    for n in table_names():
-        c = codecs.lookup(n).name
-        if c not in by_codec:
+    for n, cookie in table_names():
+        c = codecs.lookup(n).name if cookie else None
+        if c and c not in by_codec:
             by_codec[c] = classify(c)
         names.append((n, c))
     order = sorted(by_codec)
@@ -130,10 +132,14 @@ def main():
               "    uint32_t bad[8];",
               "} codec_table[] = {"]
     lines += rows
-    lines += ["};", "", "/* normalised cookie name (as in lexer/encodings.c) -> codec_table index */",
-              "static const struct { const char *name; uint8_t codec; } codec_names[] = {"]
-    for n, c in sorted(names):
-        lines.append('    {"%s", %d},' % (n, index[c]))
+    lines += ["};", "",
+              "enum { NO_CODEC = 255 };", "",
+              "/* the codec_table index of each name of lexer/encodings_data.h, in its",
+              " * order (enc_lookup_index), NO_CODEC where a cookie cannot name it */",
+              "static const struct { const char *name; uint8_t codec; } codec_of_name[] = {"]
+    assert len(order) < 255
+    for n, c in names:
+        lines.append('    {"%s", %s},' % (n, index[c] if c else "NO_CODEC"))
     lines += ["};", ""]
     open(out, "w").write("\n".join(lines))
     print(out, len(order), "codecs,", len(ranges), "trail ranges")

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""Generate lexer/encodings.c: the encoding names CPython accepts in a PEP 263
-coding cookie, and the tokenizer's get_normal_name() shortcut.
+"""Generate lexer/encodings_data.h: the encoding names CPython accepts in a PEP 263
+coding cookie. lexer/encodings.c holds the lookup (and the tokenizer's
+get_normal_name() shortcut) that reads the table.
 
 Usage (from the repository root):
     /root/.pyenv/versions/3.13.0/bin/python3 tests/tools/gen_encodings.py [OUTPUT]
 
-OUTPUT defaults to lexer/encodings.c under this script's repository root.
+OUTPUT defaults to lexer/encodings_data.h under this script's repository root.
 
 How codecs.lookup(name) resolves a name (observed on CPython 3.13, and checked
 below against the real codecs.lookup):
@@ -115,7 +116,7 @@ def build_table():
 
 
 def model_lookup(table, name):
-    """Model of enc_lookup() in lexer/encodings.c: flags or 0."""
+    """Model of lookup() in lexer/encodings.c: flags or 0."""
     n = c_normalize(name)
     if not n:
         return 0
@@ -245,7 +246,7 @@ def c_string(s):
 
 def main():
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    out_path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, "lexer", "encodings.c")
+    out_path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, "lexer", "encodings_data.h")
 
     table, mods = build_table()
     ntests = check(table, mods)
@@ -268,10 +269,8 @@ def main():
  * The table lists every normalised encoding name codecs.lookup() accepts
  * ({n_known} names; aliases, alias targets and encodings package modules), checked
  * against codecs.lookup on {ntests} spellings and against compile() on {ncookies}
- * coding cookies. See the generator for the lookup rules modelled here. */
-#include "encodings.h"
+ * coding cookies. lexer/encodings.c models the lookup rules of the generator. */
 #include <stdint.h>
-#include <string.h>
 
 enum {{
     KNOWN = 1,    /* codecs.lookup(name) succeeds */
@@ -288,111 +287,6 @@ static const struct {{
 }} names[] = {{
 {rows}
 }};
-
-static int find(const char *s)
-{{
-    size_t lo = 0, hi = sizeof names / sizeof names[0];
-    while (lo < hi) {{
-        size_t mid = lo + (hi - lo) / 2;
-        int c = strcmp(s, names[mid].name);
-        if (c == 0)
-            return names[mid].flags;
-        if (c < 0)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }}
-    return -1;
-}}
-
-static bool is_alnum(unsigned char c)
-{{
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}}
-
-static unsigned char to_lower(unsigned char c)
-{{
-    return c >= 'A' && c <= 'Z' ? (unsigned char)(c - 'A' + 'a') : c;
-}}
-
-/* codecs.lookup(): flags of the codec NAME resolves to, 0 when it does not. */
-static int lookup(const char *name, size_t len)
-{{
-    char buf[MAX_NAME + 1];
-    size_t n = 0;
-    bool punct = false, dot = false;
-    for (size_t i = 0; i < len; i++) {{
-        unsigned char c = (unsigned char)name[i];
-        if (c == '\\0')
-            return 0; /* ValueError: embedded null character */
-        if (is_alnum(c) || c == '.') {{
-            if (punct && n > 0) {{
-                if (n == MAX_NAME)
-                    return 0;
-                buf[n++] = '_';
-            }}
-            punct = false;
-            if (n == MAX_NAME)
-                return 0;
-            buf[n++] = (char)to_lower(c);
-            dot |= c == '.';
-        }} else {{
-            punct = true;
-        }}
-    }}
-    if (n == 0)
-        return 0;
-    buf[n] = '\\0';
-    int f = find(buf);
-    if (f >= 0)
-        return f & KNOWN ? f : 0;
-    if (!dot)
-        return 0;
-    for (size_t i = 0; i < n; i++)
-        if (buf[i] == '.')
-            buf[i] = '_';
-    f = find(buf);
-    return f >= 0 && (f & VIA_DOT) ? f : 0;
-}}
-
-bool enc_is_known(const char *name, size_t len)
-{{
-    return (lookup(name, len) & KNOWN) != 0;
-}}
-
-bool enc_is_text_encoding(const char *name, size_t len)
-{{
-    int f = lookup(name, len);
-    return (f & KNOWN) && (f & TEXT);
-}}
-
-bool enc_is_utf8(const char *name, size_t len)
-{{
-    return (lookup(name, len) & UTF8) != 0;
-}}
-
-static bool has_prefix(const char *s, const char *p)
-{{
-    return strncmp(s, p, strlen(p)) == 0;
-}}
-
-const char *enc_normal_name(const char *name, size_t len)
-{{
-    char buf[13];
-    size_t n = 0;
-    while (n < 12 && n < len && name[n] != '\\0') {{
-        unsigned char c = (unsigned char)name[n];
-        buf[n++] = c == '_' ? '-' : (char)to_lower(c);
-    }}
-    buf[n] = '\\0';
-    if (strcmp(buf, "utf-8") == 0 || has_prefix(buf, "utf-8-"))
-        return "utf-8";
-    if (strcmp(buf, "latin-1") == 0 || strcmp(buf, "iso-8859-1") == 0 ||
-        strcmp(buf, "iso-latin-1") == 0 || has_prefix(buf, "latin-1-") ||
-        has_prefix(buf, "iso-8859-1-") || has_prefix(buf, "iso-latin-1-"))
-        return "iso-8859-1";
-    return NULL;
-}}
 """
     with open(out_path, "w", encoding="ascii", newline="\n") as f:
         f.write(text)

@@ -1,4 +1,4 @@
-/* Unit tests for the generated lexer tables: lexer/unicode_id.c and lexer/encodings.c.
+/* Unit tests for the generated lexer tables: lexer/unicode_id.c and lexer/encodings_data.h.
  * Expected values were checked against CPython 3.13 (str.isidentifier, codecs.lookup,
  * and compile() with coding cookies). */
 #include <stdarg.h>
@@ -8,6 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "../../lexer/codecs_data.h"
 #include "../../lexer/encodings.h"
 #include "../../lexer/unicode_id.h"
 
@@ -132,6 +133,23 @@ static void test_enc_utf8(void **state)
     assert_false(enc_is_utf8("uft-8", 5));
 }
 
+/* lexer/codecs_data.h is indexed by the name table of lexer/encodings_data.h: the two
+ * generated files must come from the same table. */
+static void test_codecs_follow_name_table(void **state)
+{
+    (void)state;
+    size_t n = sizeof codec_of_name / sizeof codec_of_name[0];
+    for (size_t i = 0; i < n; i++) {
+        const char *name = codec_of_name[i].name;
+        assert_int_equal(enc_lookup_index(name, strlen(name)), (int)i);
+    }
+    int i = enc_lookup_index("ISO8859.1", 9); /* through the dotted alias */
+    assert_true(i >= 0 && (size_t)i < n);
+    assert_string_equal(codec_table[codec_of_name[i].codec].name, "iso8859-1");
+    i = enc_lookup_index("utf-8", 5);         /* not checked: utf-8 is the default */
+    assert_int_equal(codec_of_name[i].codec, NO_CODEC);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -141,6 +159,7 @@ int main(void)
         cmocka_unit_test(test_enc_known),
         cmocka_unit_test(test_enc_normal_name),
         cmocka_unit_test(test_enc_utf8),
+        cmocka_unit_test(test_codecs_follow_name_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
