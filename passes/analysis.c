@@ -386,8 +386,11 @@ static bool is_forward_name(const Analysis *an, uint32_t name)
            an_qual_is(an, name, "_forward") || has_prefix(an, name, "forward_");
 }
 
+/* unittest's TestCase subclasses, and the Test* classes pytest collects */
 static bool is_test_class(const Analysis *an, const IrClass *c)
 {
+    if (has_prefix(an, c->name, "Test") && !c->is_module)
+        return true;
     for (uint32_t i = 0; i < c->bases.n; i++)
         if (has_suffix(an, c->bases.v[i], "TestCase"))
             return true;

@@ -114,15 +114,42 @@ static void report(RuleCtx *c, const IrFunction *f, const IrValue *kept, uint32_
 }
 
 /* A loop that walks the model's structure (`for name, p in
- * model.named_parameters()`, `for block in self.blocks`), not the steps of
- * training or evaluation: what it keeps is per model, not per step. */
-static bool walks_model(const IrFunction *f, BlockId h)
+ * model.named_parameters()`, `for block in self.blocks`, `for net in [g, d]`),
+ * not the steps of training or evaluation: what it keeps is per model, not
+ * per step. */
+static bool iterates_models(const Analysis *an, const IrFunction *f, ValueId it, int depth)
+{
+    const IrValue *x = &f->values.v[ir_resolve(f, it)];
+    if (x->roles & (ROLE_PARAM | ROLE_MODEL))
+        return true;
+    if (depth > 3)
+        return false;
+    if (x->op == IR_GLOBAL && !x->qual && x->name < an->ir->nnames && an->ir->last_def[x->name]) {
+        const IrModuleDef *d = &an->ir->module_defs.v[an->ir->last_def[x->name] - 1];
+        return iterates_models(an, &an->ir->funcs.v[0], d->value, depth + 1);   /* nets = [a, b] */
+    }
+    if (x->op == IR_BUILD && x->nargs) {   /* [gen, disc] */
+        for (uint32_t a = 0; a < x->nargs; a++)
+            if (!(f->values.v[x->args[a]].roles & ROLE_MODEL))
+                return false;
+        return true;
+    }
+    if (x->op == IR_CALL && x->nargs >= 2 &&
+        (an_qual_is(an, f->values.v[x->args[0]].qual, "builtins.zip") ||
+         an_qual_is(an, f->values.v[x->args[0]].qual, "builtins.enumerate")))
+        for (uint32_t a = 1; a < x->nargs; a++)
+            if (iterates_models(an, f, x->args[a], depth + 1))
+                return true;
+    return false;
+}
+
+static bool walks_model(const Analysis *an, const IrFunction *f, BlockId h)
 {
     const IrBlock *hb = &f->blocks.v[h];
     for (uint32_t i = 0; i < hb->values.n; i++) {
         const IrValue *v = &f->values.v[hb->values.v[i]];
         if (v->op == IR_ITER_NEXT && v->nargs)
-            return (f->values.v[v->args[0]].roles & (ROLE_PARAM | ROLE_MODEL)) != 0;
+            return iterates_models(an, f, v->args[0], 0);
     }
     return false;
 }
@@ -188,7 +215,7 @@ static void check_container_store(RuleCtx *c, const IrFunction *f, ValueId i)
     if (k->attach != ATT_ATTACHED || (k->roles & ROLE_PARAM))
         return;   /* keeping parameters themselves costs nothing */
     BlockId h = loop_survived(f, v->block, recv);
-    if (!h || cleared_in_loop(an, f, recv, h) || consumed(an, f, recv) || walks_model(f, h) ||
+    if (!h || cleared_in_loop(an, f, recv, h) || consumed(an, f, recv) || walks_model(an, f, h) ||
         overwrites_one_key(f, v) || !graph_made_in_loop(f, kept, h, 0))
         return;
     bool backward = backward_during_lifetime(an, f, h, recv);
@@ -262,8 +289,8 @@ void rule_tg001(RuleCtx *c)
 {
     for (uint32_t fi = 0; fi < c->ir->funcs.n; fi++) {
         const IrFunction *f = &c->ir->funcs.v[fi];
-        if (an_context(c->an, f) == CTX_MODEL)
-            continue;   /* a forward keeps graphs on purpose */
+        if (an_context(c->an, f) != CTX_OTHER)
+            continue;   /* a forward keeps graphs on purpose; a unit test is no training */
         if (an_runs_without_grad(c->an, fi))
             continue;   /* every caller holds no_grad: nothing is attached */
         for (uint32_t i = 1; i < f->values.n; i++) {
