@@ -18,6 +18,7 @@ int cmd_estimate(int argc, char **argv);
 int cmd_archs(int argc, char **argv);
 int cmd_debug_bench(int argc, char **argv);
 int cmd_debug_estimate_mutate(int argc, char **argv);   /* estimate_mutate.c */
+int cmd_debug_context(int argc, char **argv);           /* fix_context.c */
 
 /* Reads and parses a file (the caller frees *src and the arena); returns -1,
  * or EXIT_USAGE after saying why the file could not be read. */
