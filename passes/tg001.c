@@ -110,6 +110,26 @@ static bool attribute_graph_used(RuleCtx *c, uint32_t name)
     return false;
 }
 
+/* Where the fix goes for a finding at node `at`, which keeps *kept: the
+ * added value of `d[k] += v` (the finding points at the target, *kept becomes
+ * v); UINT32_MAX for `d[k] = x = v`, whose v other names share. */
+static uint32_t stored_expression(RuleCtx *c, const IrFunction *f, uint32_t at, ValueId *kept)
+{
+    uint32_t p = fix_parent(c, at);
+    if (p == UINT32_MAX)
+        return at;
+    const Node *pn = &c->S->nodes[p];
+    if (pn->kind == N_ASSIGN && node_nkids(c->S, pn) > 2)
+        return UINT32_MAX;
+    if (pn->kind != N_AUG_ASSIGN || node_nkids(c->S, pn) != 2 || node_kid_id(c->S, pn, 0) != at)
+        return at;
+    const IrValue *k = &f->values.v[*kept];
+    if (k->op != IR_BINOP || k->nargs != 2)
+        return UINT32_MAX;
+    *kept = k->args[1];
+    return node_kid_id(c->S, pn, 1);
+}
+
 /* The safe fix: `.detach()` on the stored expression, written only where it
  * keeps the meaning of the rest of the program: outside model and test code,
  * on a proven tensor (or a display of them: `[a, b].detach()` raises), and
@@ -118,7 +138,8 @@ static bool attribute_graph_used(RuleCtx *c, uint32_t name)
 static void attach_detach_fix(RuleCtx *c, Finding *fd, const IrFunction *f, ValueId kept,
                               ValueId holder, uint32_t at)
 {
-    if (!fd || !fix_allowed_in(c, f) || !plain_expression(c, at))
+    if (!fd || !fix_allowed_in(c, f) || (at = stored_expression(c, f, at, &kept)) == UINT32_MAX ||
+        !plain_expression(c, at))
         return;
     const IrValue *h = &f->values.v[holder];
     if (fix_graph_use(c, f, holder) != GRAPH_UNUSED ||
