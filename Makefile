@@ -69,6 +69,7 @@ asan:
 # reviewed verdicts; not part of make test (the corpus is never committed).
 realworld: $(BUILD)/pfc
 	PFC=$(CURDIR)/$(BUILD)/pfc tests/realworld/run.sh
+	PFC=$(CURDIR)/$(BUILD)/pfc tests/realworld/fix_check.sh
 
 bench: $(BUILD)/pfc
 	PFC=$(BUILD)/pfc tests/bench.sh

@@ -18,6 +18,7 @@ int cmd_estimate(int argc, char **argv);
 int cmd_archs(int argc, char **argv);
 int cmd_debug_bench(int argc, char **argv);
 int cmd_debug_estimate_mutate(int argc, char **argv);   /* estimate_mutate.c */
+int cmd_debug_context(int argc, char **argv);           /* fix_context.c */
 
 /* pfc dump-ir's text: the IR dump with each function's code context and
  * transitive effects as the rules see them (debug.c). */

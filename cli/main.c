@@ -184,6 +184,8 @@ int main(int argc, char **argv)
         return cmd_debug_corpus(argc - 2, argv + 2);
     if (strcmp(cmd, "debug-bench") == 0)
         return cmd_debug_bench(argc - 2, argv + 2);
+    if (strcmp(cmd, "debug-context") == 0)
+        return cmd_debug_context(argc - 2, argv + 2);
     if (strcmp(cmd, "debug-estimate-mutate") == 0)
         return cmd_debug_estimate_mutate(argc - 2, argv + 2);
     if (strcmp(cmd, "estimate") == 0)

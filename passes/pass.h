@@ -38,6 +38,12 @@ void passes_run(Syntax *S, const Ir *ir, FindingVec *out);
  * (to attach a fix), or NULL when the same span was already reported. */
 Finding *rule_report(RuleCtx *c, uint32_t node, Severity sev, const char *msg, const char *help);
 
+/* Per function of the IR (in Ir.funcs order): its code context (CodeContext,
+ * passes/analysis.h) and whether a fix may edit it (fix_allowed_in). For
+ * `pfc debug-context`, which the fix-safety tests read. Arena-allocated. */
+typedef struct FixContext { uint8_t context; bool fixable; } FixContext;
+FixContext *passes_fix_contexts(Syntax *S, const Ir *ir);
+
 #define RULE(id, code, name, sev, on, summary) void rule_##id(RuleCtx *c);
 #include "rules.def"
 #undef RULE

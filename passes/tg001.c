@@ -58,26 +58,106 @@ static bool backward_during_lifetime(const Analysis *an, const IrFunction *f, Bl
 
 static bool is_scalar(const IrValue *v) { return (v->roles & (ROLE_SCALAR | ROLE_LOSS)) != 0; }
 
-/* `.detach()` after the stored expression; an operator expression gets
- * parentheses first so that the call binds to all of it. */
-static void attach_detach_fix(RuleCtx *c, Finding *fd, uint32_t at)
+/* `.detach()` after an expression; an operator expression gets parentheses
+ * first so that the call binds to all of it. */
+static void detach_edit(RuleCtx *c, Fix *fx, uint32_t node)
 {
-    if (!fd)
-        return;
-    NodeKind k = (NodeKind)c->S->nodes[at].kind;
+    const Node *n = &c->S->nodes[node];
+    NodeKind k = (NodeKind)n->kind;
     bool atom = k == N_NAME || k == N_ATTRIBUTE || k == N_CALL || k == N_SUBSCRIPT ||
                 k == N_PAREN || k == N_LIST || k == N_TUPLE;
-    Fix *fx = fix_new(c, FIX_SAFE, "add .detach()");
+    uint32_t a = node_start(c->S, n), b = node_end(c->S, n);
     if (!atom)
-        fix_edit(c, fx, fd->start, fd->start, "(");
-    fix_edit(c, fx, fd->end, fd->end, atom ? ".detach()" : ").detach()");
+        fix_edit(c, fx, a, a, "(");
+    fix_edit(c, fx, b, b, atom ? ".detach()" : ").detach()");
+}
+
+/* Is the node an expression that `.detach()` (or parentheses) may follow?
+ * Not `*xs`, `**kw`, `k=v`, a bare generator argument. */
+static bool plain_expression(RuleCtx *c, uint32_t node)
+{
+    NodeKind k = (NodeKind)c->S->nodes[node].kind;
+    return k != N_STARRED && k != N_DOUBLE_STARRED && k != N_KEYWORD && k != N_GENERATOR;
+}
+
+/* `[a, b]` / `(a, b)` of proven tensors: each element detached. */
+static bool detach_elements(RuleCtx *c, Fix *fx, const IrFunction *f, ValueId kept, uint32_t at)
+{
+    const Node *n = &c->S->nodes[at];
+    const IrValue *k = &f->values.v[kept];
+    if ((n->kind != N_LIST && n->kind != N_TUPLE) || k->op != IR_BUILD ||
+        node_nkids(c->S, n) != k->nargs || !k->nargs)
+        return false;
+    for (uint32_t i = 0; i < k->nargs; i++)
+        if (!plain_expression(c, node_kid_id(c->S, n, i)) || !fix_is_tensor(c, f, k->args[i]))
+            return false;
+    for (uint32_t i = 0; i < k->nargs; i++)
+        detach_edit(c, fx, node_kid_id(c->S, n, i));
+    return true;
+}
+
+/* Is the graph of the container kept as `self.<name>` used by any function
+ * of the file (backpropagated, returned, stored)? */
+static bool attribute_graph_used(RuleCtx *c, uint32_t name)
+{
+    for (uint32_t gi = 0; gi < c->ir->funcs.n; gi++) {
+        const IrFunction *g = &c->ir->funcs.v[gi];
+        for (uint32_t i = 1; i < g->values.n; i++)
+            if (g->values.v[i].op == IR_ATTR && g->values.v[i].name == name &&
+                fix_graph_use(c, g, i) != GRAPH_UNUSED)
+                return true;
+    }
+    return false;
+}
+
+/* Where the fix goes for a finding at node `at`, which keeps *kept: the
+ * added value of `d[k] += v` (the finding points at the target, *kept becomes
+ * v); UINT32_MAX for `d[k] = x = v`, whose v other names share. */
+static uint32_t stored_expression(RuleCtx *c, const IrFunction *f, uint32_t at, ValueId *kept)
+{
+    uint32_t p = fix_parent(c, at);
+    if (p == UINT32_MAX)
+        return at;
+    const Node *pn = &c->S->nodes[p];
+    if (pn->kind == N_ASSIGN && node_nkids(c->S, pn) > 2)
+        return UINT32_MAX;
+    if (pn->kind != N_AUG_ASSIGN || node_nkids(c->S, pn) != 2 || node_kid_id(c->S, pn, 0) != at)
+        return at;
+    const IrValue *k = &f->values.v[*kept];
+    if (k->op != IR_BINOP || k->nargs != 2)
+        return UINT32_MAX;
+    *kept = k->args[1];
+    return node_kid_id(c->S, pn, 1);
+}
+
+/* The safe fix: `.detach()` on the stored expression, written only where it
+ * keeps the meaning of the rest of the program: outside model and test code,
+ * on a proven tensor (or a display of them: `[a, b].detach()` raises), and
+ * when nothing may still use the graph of what is kept (holder: the
+ * container, or the accumulator's new value). */
+static void attach_detach_fix(RuleCtx *c, Finding *fd, const IrFunction *f, ValueId kept,
+                              ValueId holder, uint32_t at)
+{
+    if (!fd || !fix_allowed_in(c, f) || (at = stored_expression(c, f, at, &kept)) == UINT32_MAX ||
+        !plain_expression(c, at))
+        return;
+    const IrValue *h = &f->values.v[holder];
+    if (fix_graph_use(c, f, holder) != GRAPH_UNUSED ||
+        (h->op == IR_ATTR && attribute_graph_used(c, h->name)))
+        return;
+    Fix *fx = fix_new(c, FIX_SAFE, "add .detach()");
+    if (fix_is_tensor(c, f, kept))
+        detach_edit(c, fx, at);
+    else if (!detach_elements(c, fx, f, kept, at))
+        return;
     fd->fix = fx;
 }
 
 /* kept: the value; at: the CST node where it is stored (the span reported) */
-static void report(RuleCtx *c, const IrFunction *f, const IrValue *kept, uint32_t at,
-                   const char *where, bool backward_in_loop)
+static void report(RuleCtx *c, const IrFunction *f, ValueId kept_id, ValueId holder,
+                   uint32_t at, const char *where, bool backward_in_loop)
 {
+    const IrValue *kept = &f->values.v[kept_id];
     const char *what = node_text(c, at, 40);
     if (!backward_in_loop) {
         Finding *fd = rule_report(c, at, SEV_ERROR,
@@ -90,11 +170,10 @@ static void report(RuleCtx *c, const IrFunction *f, const IrValue *kept, uint32_
                                  where, what),
                     "store `.detach()` (or `.item()`, which syncs every step); or run the loop "
                     "under `with torch.no_grad():` if it only evaluates");
-        attach_detach_fix(c, fd, at);
+        attach_detach_fix(c, fd, f, kept_id, holder, at);
         return;
     }
     bool scalar = is_scalar(kept);
-    (void)f;
     Finding *fd = rule_report(c, at, scalar ? SEV_WARNING : SEV_ERROR,
                 scalar ? arena_printf(c->A,
                                       "%s keeps `%s`, a scalar still attached to the autograd "
@@ -110,7 +189,7 @@ static void report(RuleCtx *c, const IrFunction *f, const IrValue *kept, uint32_
                 scalar ? "store `.detach()` (or `.item()`, which syncs with the GPU every step)"
                        : "`.detach()` frees the graph but not the storage: keep a reduction "
                          "(`.argmax(-1)`, a metric) or `.detach().cpu()`");
-    attach_detach_fix(c, fd, at);
+    attach_detach_fix(c, fd, f, kept_id, holder, at);
 }
 
 /* A loop that walks the model's structure (`for name, p in
@@ -219,7 +298,7 @@ static void check_container_store(RuleCtx *c, const IrFunction *f, ValueId i)
         overwrites_one_key(f, v) || !graph_made_in_loop(f, kept, h, 0))
         return;
     bool backward = backward_during_lifetime(an, f, h, recv);
-    report(c, f, k, at,
+    report(c, f, kept, recv, at,
            v->op == IR_STORE_SUBSCR ? verb : arena_printf(c->A, "`%s(...)`", verb), backward);
 }
 
@@ -276,10 +355,12 @@ static void check_accumulator(RuleCtx *c, const IrFunction *f, ValueId i)
         uint32_t len;
         const char *name = intern_str(&c->S->names, p->name, &len);
         bool backward = an_loop_effects(c->an, f, p->block) & EFF_BACKWARD;
-        /* point at what is added: the right side of `total += x` / `total + x` */
+        /* point at what is added: the right side of `total += x` / `total + x`,
+         * the left side of `x + total` */
         const Node *stmt = &c->S->nodes[v->node];
-        uint32_t at = node_nkids(c->S, stmt) >= 2 ? node_kid_id(c->S, stmt, 1) : v->node;
-        report(c, f, added, at,
+        uint32_t at = node_nkids(c->S, stmt) == 2 ? node_kid_id(c->S, stmt, (uint32_t)(1 - side))
+                                                  : v->node;
+        report(c, f, v->args[1 - side], i, at,
                arena_printf(c->A, "the running total `%.*s`", (int)len, name), backward);
         return;
     }

@@ -120,7 +120,7 @@ static void zero_grad_fix(RuleCtx *c, Finding *fd, const IrFunction *f, const Ir
                           ValueId opt)
 {
     uint32_t stmt = fix_statement(c, step->node);
-    if (!fd || stmt == UINT32_MAX || c->S->nodes[stmt].kind != N_SIMPLE_LINE)
+    if (!fd || stmt == UINT32_MAX || !fix_line_of_its_own(c, stmt) || !fix_allowed_in(c, f))
         return;
     /* the optimizer as written at the call: `opt` in opt.step() or scaler.step(opt) */
     const Node *callee = node_kid(c->S, &c->S->nodes[step->node], 0);

@@ -33,6 +33,7 @@ static bool in_region_after_eval(const char *region)
 }
 
 extern int ir_callee_function(const Ir *ir, const IrFunction *f, ValueId callee);
+static bool model_call(const Analysis *an, const IrFunction *f, ValueId i);
 
 /* Did TG001 report something inside this function's span? Then the missing
  * no_grad is what makes memory grow: an error. */
@@ -48,16 +49,66 @@ static bool retained_in(const RuleCtx *c, const IrFunction *f)
     return false;
 }
 
-/* @torch.no_grad() on the evaluation function. */
+/* The `def` keyword of a function (after its decorators), or NULL for an
+ * `async def`: a decorator's grad mode would not hold while the coroutine runs. */
+static const Token *def_keyword(RuleCtx *c, const Node *def)
+{
+    for (uint32_t i = 0; i < def->nkids; i++) {
+        if (!elem_is_token(def->kids[i]))
+            continue;
+        const Token *t = &c->S->toks.v[elem_index(def->kids[i])];
+        if (t->kind == T_KW_ASYNC)
+            return NULL;
+        if (t->kind == T_KW_DEF)
+            return t;
+    }
+    return NULL;
+}
+
+/* Does the function hand a model output to a caller that backpropagates it? */
+static bool result_trains(RuleCtx *c, const IrFunction *f)
+{
+    for (uint32_t i = 1; i < f->values.n; i++)
+        if (model_call(c->an, f, i) && fix_graph_use(c, f, i) == GRAPH_USED)
+            return true;
+    return false;
+}
+
+/* @torch.no_grad() on the evaluation function, right above `def` (below
+ * @staticmethod, @property and the like, which must stay outermost). */
 static Fix *decorate_fix(RuleCtx *c, const IrFunction *f, const char *torch)
 {
-    const Node *def = &c->S->nodes[f->node];
-    uint32_t at = fix_line_start(c->S, node_start(c->S, def));
+    const Token *kw = def_keyword(c, &c->S->nodes[f->node]);
+    if (!kw || result_trains(c, f))
+        return NULL;
+    uint32_t at = fix_line_start(c->S, kw->start);
     Fix *fx = fix_new(c, FIX_SAFE, "decorate the function with @torch.no_grad()");
     fix_edit(c, fx, at, at,
-             arena_printf(c->A, "%s@%s.no_grad()%s", fix_indent(c, node_start(c->S, def)), torch,
+             arena_printf(c->A, "%s@%s.no_grad()%s", fix_indent(c, kw->start), torch,
                           fix_newline(c->S)));
     return fx;
+}
+
+/* Can the loop around call v run under no_grad without changing what the
+ * program computes? Not when it suspends (yield, await: the grad mode would
+ * leak to the code that resumes it) or when a graph made in it may be used
+ * (its values returned to a training caller, backpropagated, stored). */
+static bool loop_may_drop_grad(RuleCtx *c, const IrFunction *f, const IrValue *v, uint32_t loop)
+{
+    const Node *n = &c->S->nodes[loop];
+    for (uint32_t t = n->first_tok; t < n->end_tok; t++) {
+        TokKind k = (TokKind)c->S->toks.v[t].kind;
+        if (k == T_KW_YIELD || k == T_KW_AWAIT)
+            return false;
+    }
+    BlockId h = f->blocks.v[v->block].loop_header;
+    for (uint32_t i = 1; i < f->values.n; i++) {
+        const IrValue *x = &f->values.v[i];
+        if (x->op == IR_CALL && x->attach != ATT_DETACHED && an_in_loop(f, x->block, h) &&
+            fix_graph_use(c, f, i) != GRAPH_UNUSED)
+            return false;
+    }
+    return true;
 }
 
 /* `with torch.no_grad():` around the evaluation loop, re-indenting its lines
@@ -114,7 +165,7 @@ static void report(RuleCtx *c, const IrFunction *f, const IrValue *call, const c
                 "wrap the region in `with torch.no_grad():` (or decorate the function with "
                 "`@torch.no_grad()`)");
     const char *torch = fix_torch_alias(c);
-    if (!fd || !torch)
+    if (!fd || !torch || !fix_allowed_in(c, f))
         return;
     if (named) {
         fd->fix = decorate_fix(c, f, torch);
@@ -125,7 +176,7 @@ static void report(RuleCtx *c, const IrFunction *f, const IrValue *call, const c
     while (loop != UINT32_MAX && c->S->nodes[loop].kind != N_FOR &&
            c->S->nodes[loop].kind != N_WHILE)
         loop = fix_parent(c, loop);
-    if (loop != UINT32_MAX && !in_region_after_eval(region))
+    if (loop != UINT32_MAX && !in_region_after_eval(region) && loop_may_drop_grad(c, f, call, loop))
         fd->fix = wrap_fix(c, loop, torch);
 }
 

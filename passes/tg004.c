@@ -199,6 +199,26 @@ static bool imports_os(RuleCtx *c)
     return false;
 }
 
+/* The expression the call passes for its argument value `arg` (a keyword's
+ * value, or the positional argument itself), or UINT32_MAX. */
+static uint32_t argument_node(RuleCtx *c, const IrValue *v, ValueId arg)
+{
+    const Node *args = node_kid(c->S, &c->S->nodes[v->node], 1);
+    uint32_t i = 1;
+    if (!args || args->kind != N_ARGUMENTS)
+        return UINT32_MAX;
+    FOR_EACH_KID(args, a) {
+        if (i >= v->nargs)
+            break;
+        if (v->args[i++] != arg)
+            continue;
+        const Node *n = &c->S->nodes[a];
+        return n->kind != N_KEYWORD ? a : node_nkids(c->S, n) == 2 ? node_kid_id(c->S, n, 1)
+                                                                   : UINT32_MAX;
+    }
+    return UINT32_MAX;
+}
+
 /* num_workers=min(8, os.cpu_count()), pin_memory=True, persistent_workers=True
  * (unsafe: worker processes change how the dataset is used) */
 static void workers_fix(RuleCtx *c, Finding *fd, const IrFunction *f, const IrValue *v,
@@ -206,11 +226,17 @@ static void workers_fix(RuleCtx *c, Finding *fd, const IrFunction *f, const IrVa
 {
     const Node *call = &c->S->nodes[v->node];
     const Node *args = node_kid(c->S, call, 1);
-    if (!args || args->kind != N_ARGUMENTS)
+    if (!args || args->kind != N_ARGUMENTS || !fix_allowed_in(c, f))
         return;
     FOR_EACH_KID(args, a)
         if (c->S->nodes[a].kind == N_DOUBLE_STARRED)
             return;   /* **kwargs may already set them */
+    /* `num_workers=0`, or `num_workers=n` with n = 0 elsewhere: the value
+     * written in the call is replaced, not the definition another loader
+     * may share */
+    uint32_t workers_at = workers ? argument_node(c, v, workers) : UINT32_MAX;
+    if (workers && workers_at == UINT32_MAX)
+        return;
     uint32_t import_at = UINT32_MAX;
     if (!imports_os(c) && (import_at = first_import_line(c)) == UINT32_MAX)
         return;
@@ -219,8 +245,8 @@ static void workers_fix(RuleCtx *c, Finding *fd, const IrFunction *f, const IrVa
         uint32_t at = fix_line_start(c->S, node_start(c->S, &c->S->nodes[import_at]));
         fix_edit(c, fx, at, at, arena_printf(c->A, "import os%s", fix_newline(c->S)));
     }
-    if (workers) {   /* num_workers=0: replace the value */
-        const Node *wn = &c->S->nodes[f->values.v[workers].node];
+    if (workers) {
+        const Node *wn = &c->S->nodes[workers_at];
         fix_edit(c, fx, node_start(c->S, wn), node_end(c->S, wn), "min(8, os.cpu_count())");
     }
     /* the keyword arguments still missing, before ')' */

@@ -40,7 +40,8 @@ static LossKind call_loss_kind(const Analysis *an, const IrFunction *f, const Ir
 static void drop_softmax_fix(RuleCtx *c, Finding *fd, const IrFunction *f, const IrValue *in,
                              uint32_t arg)
 {
-    if (!fd || arg == UINT32_MAX || in->op != IR_CALL || in->node != arg || !in->nargs)
+    if (!fd || arg == UINT32_MAX || in->op != IR_CALL || in->node != arg || !in->nargs ||
+        !fix_allowed_in(c, f))
         return;
     const IrValue *callee = &f->values.v[in->args[0]];
     const Node *callee_node = node_kid(c->S, &c->S->nodes[arg], 0);
@@ -49,8 +50,10 @@ static void drop_softmax_fix(RuleCtx *c, Finding *fd, const IrFunction *f, const
     uint32_t logits;
     if (callee->qual) {   /* F.softmax(x, ...) / torch.sigmoid(x) */
         logits = an_call_arg_node(c->S, arg, 0);
-        if (logits == arg || c->S->nodes[logits].kind == N_KEYWORD)
-            return;
+        NodeKind k = (NodeKind)c->S->nodes[logits].kind;
+        if (logits == arg || k == N_KEYWORD || k == N_STARRED || k == N_DOUBLE_STARRED ||
+            k == N_GENERATOR)
+            return;   /* softmax(*args) is not one tensor to pass on */
     } else {              /* x.softmax(-1) */
         logits = node_kid_id(c->S, callee_node, 0);
     }

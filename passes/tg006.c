@@ -64,7 +64,7 @@ static const Node *receiver_as_written(const RuleCtx *c, const IrValue *eval_cal
 static void train_fix(RuleCtx *c, Finding *fd, const IrFunction *f, const IrValue *v, bool direct)
 {
     uint32_t stmt = fix_statement(c, v->node);
-    if (stmt == UINT32_MAX || c->S->nodes[stmt].kind != N_SIMPLE_LINE)
+    if (stmt == UINT32_MAX || !fix_line_of_its_own(c, stmt) || !fix_allowed_in(c, f))
         return;
     uint32_t model_node = UINT32_MAX;
     if (direct) {

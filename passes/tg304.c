@@ -34,7 +34,7 @@ void rule_tg304(RuleCtx *c)
                                      "nothing, so the %.*s never happens",
                                      (int)len, m, (int)len, m),
                         arena_printf(c->A, "add the parentheses: `.%.*s()`", (int)len, m));
-            if (fd) {
+            if (fd && fix_allowed_in(c, f)) {
                 Fix *fx = fix_new(c, FIX_SAFE, "add the missing ()");
                 fix_edit(c, fx, fd->end, fd->end, "()");
                 fd->fix = fx;

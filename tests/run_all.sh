@@ -46,6 +46,7 @@ linear.sh
 estimate_safety.sh
 oracle_cases.sh
 fix_corpus.sh
+fix_safety.sh
 sarif.sh
 estimator.sh
 corpus.sh

@@ -103,6 +103,8 @@ done
 
 # Fixes: tests/cases/fixes/X.py -> X.fixed.py (pfc lint --fix --unsafe-fixes on a
 # copy). The fixed file must parse, and fixing it again must change nothing.
+# A file named nofix_* has findings whose fix would change what the code
+# means: it must be reported and stay byte for byte as it is.
 for f in tests/cases/fixes/*.py; do
     [ -e "$f" ] || continue
     case "$f" in *.fixed.py) continue ;; esac
@@ -110,6 +112,16 @@ for f in tests/cases/fixes/*.py; do
     ext=${f##*.}
     cp "$f" "$TMP/work.$ext"
     (cd "$TMP" && "$PFC" lint --no-cache --fix --unsafe-fixes --select ALL "work.$ext") > /dev/null 2>&1
+    case "$(basename "$f")" in nofix_*)
+        if ! cmp -s "$f" "$TMP/work.$ext"; then
+            fail "$name" "a fix was applied: $(diff "$f" "$TMP/work.$ext" | grep '^>' | head -3)"
+        elif "$PFC" lint --no-cache --select ALL "$f" > /dev/null 2>&1; then
+            fail "$name" "nothing is reported"
+        else
+            passed=$((passed + 1))
+        fi
+        continue ;;
+    esac
     if cmp -s "$f" "$TMP/work.$ext"; then
         fail "$name" "no fix was applied"
         continue

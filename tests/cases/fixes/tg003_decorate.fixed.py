@@ -1,12 +1,12 @@
-# TG003: an evaluation function gets @torch.no_grad(), above its decorators.
+# TG003: an evaluation function gets @torch.no_grad() right above `def`, below its decorators.
 import functools
 
 import torch
 
 
 class Evaluator:
-    @torch.no_grad()
     @functools.lru_cache(maxsize=None)
+    @torch.no_grad()
     def evaluate(self, model, loader):
         correct = 0
         for x, y in loader:

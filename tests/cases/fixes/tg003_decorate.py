@@ -1,4 +1,4 @@
-# TG003: an evaluation function gets @torch.no_grad(), above its decorators.
+# TG003: an evaluation function gets @torch.no_grad() right above `def`, below its decorators.
 import functools
 
 import torch
