@@ -258,7 +258,16 @@ static bool graph_made_in_loop(const IrFunction *f, ValueId v, BlockId h, int de
  * the mapping keeps the latest value, it does not grow. */
 static bool overwrites_one_key(const IrFunction *f, const IrValue *store)
 {
-    return store->op == IR_STORE_SUBSCR && f->values.v[store->args[1]].op == IR_CONST;
+    if (store->op != IR_STORE_SUBSCR || f->values.v[store->args[1]].op != IR_CONST)
+        return false;
+    /* `d["loss"] += loss` adds to the entry: that one grows */
+    const IrValue *x = &f->values.v[store->args[2]];
+    for (uint32_t a = 0; x->op == IR_BINOP && a < x->nargs; a++) {
+        const IrValue *o = &f->values.v[x->args[a]];
+        if (o->op == IR_SUBSCR && o->nargs && ir_resolve(f, o->args[0]) == ir_resolve(f, store->args[0]))
+            return false;
+    }
+    return true;
 }
 
 /* losses.append(loss), history[k] = out, self.outputs.extend(...) */

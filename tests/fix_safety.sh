@@ -16,10 +16,10 @@ ok() { echo "ok   $1"; passed=$((passed + 1)); }
 bad() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
 
 # the classification the context check reads: model code and a test class
-ctx=$("$PFC" debug-context tests/cases/fixes/nofix_tg001_model_code.py 2>&1)
+ctx=$("$PFC" debug-context tests/cases/rules/TG001/neg_model_and_test_code.py 2>&1)
 if echo "$ctx" | grep -q ': [a-z]* no-fix forward$' &&
-    echo "$ctx" | grep -q ': other no-fix tiled_decode$' &&
-    echo "$ctx" | grep -q ': other no-fix run_steps$'; then
+    echo "$ctx" | grep -q ': model no-fix tiled_decode$' &&
+    echo "$ctx" | grep -q ': test no-fix run_steps$'; then
     ok "debug-context: the methods of a model class and of a test class get no fix"
 else
     bad "debug-context" "unexpected output: $(echo "$ctx" | head -3)"
