@@ -5,6 +5,7 @@
  * arguments at the file's call sites, a call's facts the join of the callee's
  * returns. Unknown stays unknown: rules act only on proven facts. */
 #include "internal.h"
+#include "project.h"
 #include <string.h>
 
 typedef struct SelfStore { uint32_t name; const IrValue *value; } SelfStore;
@@ -248,6 +249,8 @@ static void facts_of_qualified_call(Facts *F, const IrFunction *f, IrValue *v, c
 {
     const Syntax *S = F->S;
     uint32_t q = callee->qual;
+    if (ir_project_call_facts(F->ir, q, F->cur_fn, v, (uint32_t)(v - f->values.v)))
+        return;   /* a class or helper of another module of the project */
     v->ctor = q;   /* which library callable made this value: nn.CrossEntropyLoss, ... */
     Attach in = ATT_BOTTOM;
     for (uint32_t i = 1; i < v->nargs; i++)
@@ -484,6 +487,8 @@ static void facts_of_class_attr(Facts *F, IrValue *v, uint32_t cls1)
 
 static void facts_of_global(Facts *F, IrValue *v)
 {
+    if (ir_project_global_facts(F->ir, v))
+        return;   /* `from config import device` */
     if (v->qual) {
         set(v, ATT_DETACHED, 0);
         return;
@@ -582,6 +587,8 @@ static void transfer(Facts *F, int fi, IrFunction *f, IrValue *v)
     case IR_COMPARE: set(v, ATT_DETACHED, ROLE_PYNUM); break;
     case IR_ATTR: {
         const IrValue *base = val(f, v->args[0]);
+        if (ir_project_global_facts(F->ir, v))
+            break;   /* `config.device` */
         if (v->qual || base->qual || str_is(F->S, v->name, "grad") ||
             str_is(F->S, v->name, "data") || str_is(F->S, v->name, "shape")) {
             set(v, ATT_DETACHED, 0);   /* p.grad / x.data carry no graph */

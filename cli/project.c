@@ -1,0 +1,718 @@
+/* The project, the CLI's half (see project.h).
+ *
+ * Summaries are memoized by (module, depth left): the summary of M with k
+ * levels left reads its imports' summaries with k - 1 left, and with none
+ * left an import is unknown. So the result is a function of the module and
+ * the bound alone, whichever file asks first and in whatever thread: an
+ * import cycle simply runs out of levels, and no order of linting changes a
+ * finding. A summary that never ran out (no chain reached the bound) is
+ * exact: it serves every later request with at least as many levels. */
+#define _GNU_SOURCE
+#include "project.h"
+#include "files.h"
+#include "../parser/parser.h"
+#include <dirent.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+/* How far imports are followed from a linted file: train.py -> models/ ->
+ * models/gpt.py -> models/layers.py is three. */
+enum { MAX_IMPORT_DEPTH = 6, DIR_BIT = 1u << 31 };
+
+typedef struct IdVec { uint32_t *v; uint32_t n, cap; } IdVec;
+
+static void *grow(void *v, uint32_t *cap, uint32_t n, size_t elem)
+{
+    if (n < *cap)
+        return v;
+    *cap = *cap ? *cap * 2 : 8;
+    v = realloc(v, *cap * elem);
+    if (!v)
+        abort();
+    return v;
+}
+
+static void id_push(IdVec *s, uint32_t id)
+{
+    s->v = grow(s->v, &s->cap, s->n, sizeof *s->v);
+    s->v[s->n++] = id;
+}
+
+static void id_append(IdVec *s, const IdVec *t)
+{
+    for (uint32_t i = 0; i < t->n; i++)
+        id_push(s, t->v[i]);
+}
+
+static int id_cmp(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void id_sort_unique(IdVec *s)
+{
+    if (!s->n)
+        return;
+    qsort(s->v, s->n, sizeof *s->v, id_cmp);
+    uint32_t k = 1;
+    for (uint32_t i = 1; i < s->n; i++)
+        if (s->v[i] != s->v[k - 1])
+            s->v[k++] = s->v[i];
+    s->n = k;
+}
+
+static char *xstrdup(const char *s)
+{
+    char *d = strdup(s);
+    if (!d)
+        abort();
+    return d;
+}
+
+/* ---- tables ------------------------------------------------------------------------------ */
+
+typedef struct Dir {
+    char *path;          /* absolute, no trailing slash ("/" for the root) */
+    char **names;        /* "x.py" files and "x/" subdirectories, sorted */
+    uint32_t n;
+    uint64_t hash;       /* of the listing */
+    bool marker;         /* pyproject.toml, setup.py, setup.cfg or .git */
+    int64_t root;        /* the package root of files here (dir id), -1 until known */
+} Dir;
+
+/* One summary of a module: with `k` levels of imports left, or exact. */
+typedef struct Memo {
+    bool done, cut;      /* cut: some import chain ran out of levels */
+    uint8_t height;      /* exact: the longest import chain below it */
+    ProjectSummary *summary;
+    IdVec closure;       /* the modules and directories it read */
+} Memo;
+
+typedef struct Module {
+    char *path;
+    uint64_t hash;
+    bool hashed;
+    Memo exact;
+    Memo at[MAX_IMPORT_DEPTH + 1];
+} Module;
+
+typedef struct PathSlot { const char *path; uint32_t id; } PathSlot;
+typedef struct PathMap { PathSlot *slots; uint32_t mask, n; } PathMap;
+
+struct Project {
+    pthread_mutex_t lock;
+    char *inputs_root;   /* the common directory of the inputs, or NULL */
+    Dir *dirs;
+    uint32_t ndirs, capdirs;
+    Module *mods;
+    uint32_t nmods, capmods;
+    PathMap dir_map, mod_map;
+};
+
+struct ProjectRequest {
+    Project *P;
+    const char *path;    /* the linted file, as named */
+    IdVec closure;       /* what its facts read */
+};
+
+/* The importing file while its imports resolve. */
+typedef struct Importer {
+    Project *P;
+    const char *dir;
+    uint32_t root;       /* dir id */
+    int levels;          /* levels its imports get */
+    Memo *into;          /* collects closure, cut and height */
+} Importer;
+
+static PathSlot *map_slot(PathMap *m, const char *path)
+{
+    uint64_t h = XXH3_64bits(path, strlen(path));
+    for (uint32_t i = (uint32_t)h & m->mask;; i = (i + 1) & m->mask)
+        if (!m->slots[i].path || strcmp(m->slots[i].path, path) == 0)
+            return &m->slots[i];
+}
+
+static void map_put(PathMap *m, const char *path, uint32_t id)
+{
+    if ((m->n + 1) * 2 > m->mask + 1) {
+        PathMap bigger = {calloc((m->mask + 1) * 2, sizeof(PathSlot)), (m->mask + 1) * 2 - 1, 0};
+        if (!bigger.slots)
+            abort();
+        for (uint32_t i = 0; m->slots && i <= m->mask; i++)
+            if (m->slots[i].path)
+                *map_slot(&bigger, m->slots[i].path) = m->slots[i];
+        bigger.n = m->n;
+        free(m->slots);
+        *m = bigger;
+    }
+    PathSlot *s = map_slot(m, path);
+    s->path = path;
+    s->id = id;
+    m->n++;
+}
+
+static int64_t map_get(PathMap *m, const char *path)
+{
+    if (!m->slots)
+        return -1;
+    PathSlot *s = map_slot(m, path);
+    return s->path ? (int64_t)s->id : -1;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool is_marker(const char *name)
+{
+    return strcmp(name, "pyproject.toml") == 0 || strcmp(name, "setup.py") == 0 ||
+           strcmp(name, "setup.cfg") == 0 || strcmp(name, ".git") == 0;
+}
+
+static bool is_dir_entry(const char *dir, const struct dirent *e)
+{
+    if (e->d_type == DT_DIR)
+        return true;
+    if (e->d_type != DT_UNKNOWN && e->d_type != DT_LNK)
+        return false;
+    char *p;
+    if (asprintf(&p, "%s/%s", dir, e->d_name) < 0)
+        abort();
+    DIR *d = opendir(p);
+    free(p);
+    if (d)
+        closedir(d);
+    return d != NULL;
+}
+
+/* The entries import resolution cares about, sorted, and their hash. */
+static void list_dir(Dir *d)
+{
+    DIR *h = opendir(d->path);
+    uint32_t cap = 0;
+    for (struct dirent *e; h && (e = readdir(h));) {
+        size_t len = strlen(e->d_name);
+        d->marker |= is_marker(e->d_name);
+        bool py = len > 3 && strcmp(e->d_name + len - 3, ".py") == 0;
+        bool sub = !py && e->d_name[0] != '.' && is_dir_entry(d->path, e);
+        if (!py && !sub)
+            continue;
+        d->names = grow(d->names, &cap, d->n, sizeof *d->names);
+        if (asprintf(&d->names[d->n++], "%s%s", e->d_name, sub ? "/" : "") < 0)
+            abort();
+    }
+    if (h)
+        closedir(h);
+    qsort(d->names, d->n, sizeof *d->names, name_cmp);
+    XXH3_state_t st;
+    XXH3_64bits_reset(&st);
+    for (uint32_t i = 0; i < d->n; i++)
+        XXH3_64bits_update(&st, d->names[i], strlen(d->names[i]) + 1);
+    d->hash = XXH3_64bits_digest(&st) ^ d->marker;
+}
+
+static uint32_t dir_id(Project *P, const char *path)
+{
+    int64_t id = map_get(&P->dir_map, path);
+    if (id >= 0)
+        return (uint32_t)id;
+    P->dirs = grow(P->dirs, &P->capdirs, P->ndirs, sizeof *P->dirs);
+    Dir *d = &P->dirs[P->ndirs];
+    memset(d, 0, sizeof *d);
+    d->path = xstrdup(path);
+    d->root = -1;
+    list_dir(d);
+    map_put(&P->dir_map, d->path, P->ndirs);
+    return P->ndirs++;
+}
+
+static bool dir_has(const Dir *d, const char *name)
+{
+    return bsearch(&name, d->names, d->n, sizeof *d->names, name_cmp) != NULL;
+}
+
+static uint32_t module_id(Project *P, const char *path)
+{
+    int64_t id = map_get(&P->mod_map, path);
+    if (id >= 0)
+        return (uint32_t)id;
+    P->mods = grow(P->mods, &P->capmods, P->nmods, sizeof *P->mods);
+    Module *m = &P->mods[P->nmods];
+    memset(m, 0, sizeof *m);
+    m->path = xstrdup(path);
+    map_put(&P->mod_map, m->path, P->nmods);
+    return P->nmods++;
+}
+
+/* ---- where things are -------------------------------------------------------------------- */
+
+static bool is_within(const char *path, const char *root)
+{
+    size_t n = strlen(root);
+    if (n == 1 && root[0] == '/')
+        return path[0] == '/';
+    return strncmp(path, root, n) == 0 && (path[n] == '/' || path[n] == 0);
+}
+
+/* The directory part of an absolute path (malloc'ed; "/" stays "/"). */
+static char *parent_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    size_t n = slash && slash != path ? (size_t)(slash - path) : 1;
+    char *d = xstrdup(path);
+    d[n] = 0;
+    return d;
+}
+
+static char *join(const char *dir, const char *name)
+{
+    char *p;
+    if (asprintf(&p, "%s%s%s", dir, strcmp(dir, "/") == 0 ? "" : "/", name) < 0)
+        abort();
+    return p;
+}
+
+/* The nearest directory at or above d with a marker, else the inputs' common root. */
+static uint32_t root_of(Project *P, uint32_t d)
+{
+    if (P->dirs[d].root >= 0)
+        return (uint32_t)P->dirs[d].root;
+    char *cur = xstrdup(P->dirs[d].path);
+    int64_t found = -1;
+    for (;;) {
+        uint32_t id = dir_id(P, cur);
+        if (P->dirs[id].marker) {
+            found = id;
+            break;
+        }
+        if (strcmp(cur, "/") == 0)
+            break;
+        char *up = parent_of(cur);
+        free(cur);
+        cur = up;
+    }
+    free(cur);
+    if (found < 0 && P->inputs_root && is_within(P->dirs[d].path, P->inputs_root))
+        found = dir_id(P, P->inputs_root);
+    P->dirs[d].root = found < 0 ? d : found;
+    return (uint32_t)P->dirs[d].root;
+}
+
+static uint32_t note_dir(Importer *im, const char *path)
+{
+    uint32_t d = dir_id(im->P, path);
+    id_push(&im->into->closure, d | DIR_BIT);
+    return d;
+}
+
+/* The last component of a dotted module under `dir`: a package's
+ * __init__.py before a module file (as Python's finder does). */
+static int64_t module_file(Importer *im, const char *dir, const char *comp, size_t len)
+{
+    uint32_t d = note_dir(im, dir);
+    char *sub, *file;
+    if (asprintf(&sub, "%.*s/", (int)len, comp) < 0 || asprintf(&file, "%.*s.py", (int)len, comp) < 0)
+        abort();
+    int64_t id = -1;
+    if (dir_has(&im->P->dirs[d], sub)) {
+        sub[len] = 0;
+        char *pkg = join(dir, sub);
+        if (dir_has(&im->P->dirs[note_dir(im, pkg)], "__init__.py")) {
+            char *init = join(pkg, "__init__.py");
+            id = module_id(im->P, init);
+            free(init);
+        }
+        free(pkg);
+    }
+    if (id < 0 && dir_has(&im->P->dirs[d], file)) {
+        char *path = join(dir, file);
+        id = module_id(im->P, path);
+        free(path);
+    }
+    free(sub);
+    free(file);
+    return id;
+}
+
+/* "a.b.c" under `base`: packages (or namespace directories) a and b, then c. */
+static int64_t resolve_in(Importer *im, const char *base, const char *dotted)
+{
+    if (!*dotted) {   /* `from . import x`: the package itself */
+        uint32_t d = note_dir(im, base);
+        if (!dir_has(&im->P->dirs[d], "__init__.py"))
+            return -1;
+        char *init = join(base, "__init__.py");
+        uint32_t id = module_id(im->P, init);
+        free(init);
+        return id;
+    }
+    char *cur = xstrdup(base);
+    int64_t id = -1;
+    for (const char *p = dotted;;) {
+        const char *dot = strchr(p, '.');
+        size_t len = dot ? (size_t)(dot - p) : strlen(p);
+        if (!dot) {
+            id = module_file(im, cur, p, len);
+            break;
+        }
+        char *sub;
+        if (asprintf(&sub, "%.*s/", (int)len, p) < 0)
+            abort();
+        bool has = len && dir_has(&im->P->dirs[note_dir(im, cur)], sub);
+        sub[len] = 0;
+        char *next = join(cur, sub);
+        free(sub);
+        free(cur);
+        cur = next;
+        if (!has)
+            break;
+        p = dot + 1;
+    }
+    free(cur);
+    return id;
+}
+
+/* A module as an import writes it, from the importing file's directory. */
+static int64_t find_module(Importer *im, const char *text)
+{
+    size_t dots = strspn(text, ".");
+    const char *root = im->P->dirs[im->root].path;
+    if (dots) {
+        char *base = xstrdup(im->dir);
+        for (size_t i = 1; i < dots && strcmp(base, root) != 0; i++) {
+            char *up = parent_of(base);
+            free(base);
+            base = up;
+        }
+        int64_t id = is_within(base, root) && (dots == 1 || strcmp(base, im->dir) != 0)
+                         ? resolve_in(im, base, text + dots)
+                         : -1;
+        free(base);
+        return id;
+    }
+    int64_t id = resolve_in(im, im->dir, text);
+    if (id < 0 && strcmp(root, im->dir) != 0)
+        id = resolve_in(im, root, text);
+    return id;
+}
+
+/* ---- summaries --------------------------------------------------------------------------- */
+
+static Memo module_memo(Project *P, uint32_t m, int levels);
+
+static void resolve_hook(void *ctx, const Ir *ir, ProjectView *view);
+
+static ProjectSummary *summarize_file(Importer *child, const char *path, uint64_t *hash)
+{
+    char *src;
+    uint32_t len;
+    const char *err;
+    *hash = 0;
+    if (!read_source(path, &src, &len, &err))
+        return NULL;   /* unknown, as any module not found */
+    *hash = XXH3_64bits(src, len);
+    Arena arena;
+    arena_init(&arena);
+    Syntax s;
+    parse_file(&s, src, len, &arena);
+    ProjectSummary *sum = NULL;
+    if (!s.diags.n) {
+        IrProjectHook hook = {resolve_hook, child};
+        Ir ir;
+        ir_build_in_project(&ir, &s, &hook);
+        sum = ir_project_summarize(&ir);
+        sum->path = (char *)path;   /* the module's, which outlives it */
+    }
+    arena_free(&arena);
+    free(src);
+    return sum;
+}
+
+/* Reads, parses and summarises module m, its imports with levels - 1 left. */
+static Memo analyse_module(Project *P, uint32_t m, int levels)
+{
+    Memo r = {0};
+    r.done = true;
+    r.height = 1;   /* a module without imports: one level */
+    char *path = P->mods[m].path;
+    char *dir = parent_of(path);
+    Importer child = {P, dir, root_of(P, dir_id(P, dir)), levels - 1, &r};
+    id_push(&r.closure, m);
+    uint64_t hash;
+    r.summary = summarize_file(&child, path, &hash);
+    P->mods[m].hash = hash;
+    P->mods[m].hashed = true;
+    id_sort_unique(&r.closure);
+    free(dir);
+    return r;
+}
+
+static Memo module_memo(Project *P, uint32_t m, int levels)
+{
+    Module *M = &P->mods[m];
+    if (M->exact.done && M->exact.height <= levels)
+        return M->exact;
+    if (M->at[levels].done)
+        return M->at[levels];
+    if (levels == 0) {
+        Memo cut = {true, true, 0, NULL, {0}};
+        return cut;
+    }
+    Memo r = analyse_module(P, m, levels);
+    M = &P->mods[m];   /* the table may have grown */
+    if (r.cut)
+        M->at[levels] = r;
+    else if (!M->exact.done)
+        M->exact = r;
+    else {   /* an exact one computed meanwhile: the same facts */
+        project_summary_free(r.summary);
+        free(r.closure.v);
+        return M->exact;
+    }
+    return r;
+}
+
+/* One import of the importing file: its module's summary at one level less. */
+static void view_add(Importer *im, const Ir *ir, ProjectView *view, uint32_t *cap,
+                     const char *text, int64_t mod, bool star)
+{
+    if (mod < 0)
+        return;
+    for (uint32_t i = 0; i < view->n; i++)
+        if (view->v[i].star == star && strcmp(view->v[i].module, text) == 0)
+            return;
+    Memo r = module_memo(im->P, (uint32_t)mod, im->levels);
+    id_append(&im->into->closure, &r.closure);
+    im->into->cut |= r.cut;
+    if (!r.cut && r.height + 1 > im->into->height)
+        im->into->height = (uint8_t)(r.height + 1);
+    if (!r.summary)
+        return;
+    if (view->n == *cap) {
+        uint32_t n = *cap ? *cap * 2 : 8;
+        ProjectImport *v = arena_alloc(ir->syn->arena, n * sizeof *v);
+        if (view->n)
+            memcpy(v, view->v, view->n * sizeof *v);
+        view->v = v;
+        *cap = n;
+    }
+    ProjectImport p = {text, r.summary, star};
+    view->v[view->n++] = p;
+}
+
+/* `from M import name` names the submodule M.name when there is one, else
+ * a name M exports. */
+static void resolve_request(Importer *im, const Ir *ir, const ImportRequest *q,
+                            ProjectView *view, uint32_t *cap)
+{
+    if (q->name && !q->star) {
+        size_t ml = strlen(q->module);
+        const char *sub = arena_printf(ir->syn->arena, "%s%s%s", q->module,
+                                       q->module[ml - 1] == '.' ? "" : ".", q->name);
+        int64_t id = find_module(im, sub);
+        if (id >= 0) {
+            view_add(im, ir, view, cap, sub, id, false);
+            return;
+        }
+    }
+    view_add(im, ir, view, cap, q->module, find_module(im, q->module), q->star);
+}
+
+static void resolve_hook(void *ctx, const Ir *ir, ProjectView *view)
+{
+    Importer *im = ctx;
+    ImportRequestVec reqs;
+    ir_project_imports(ir, &reqs);
+    uint32_t cap = 0;
+    for (uint32_t i = 0; i < reqs.n; i++)
+        resolve_request(im, ir, &reqs.v[i], view, &cap);
+}
+
+/* ---- the linted file --------------------------------------------------------------------- */
+
+static void linted_hook(void *ctx, const Ir *ir, ProjectView *view)
+{
+    ProjectRequest *r = ctx;
+    Project *P = r->P;
+    char *abs = absolute_path(r->path);
+    if (!abs)
+        return;   /* no directory to resolve from: imports stay unknown */
+    char *dir = parent_of(abs);
+    free(abs);
+    pthread_mutex_lock(&P->lock);
+    Memo into = {0};
+    Importer im = {P, dir, root_of(P, dir_id(P, dir)), MAX_IMPORT_DEPTH, &into};
+    resolve_hook(&im, ir, view);
+    id_append(&r->closure, &into.closure);
+    free(into.closure.v);
+    id_sort_unique(&r->closure);
+    pthread_mutex_unlock(&P->lock);
+    free(dir);
+}
+
+ProjectRequest *project_request_new(Project *p, const char *path)
+{
+    ProjectRequest *r = calloc(1, sizeof *r);
+    if (!r)
+        abort();
+    r->P = p;
+    r->path = path;
+    return r;
+}
+
+IrProjectHook project_hook(ProjectRequest *r)
+{
+    IrProjectHook h = {linted_hook, r};
+    return h;
+}
+
+void project_request_deps(const ProjectRequest *r, Buf *out)
+{
+    Project *P = r->P;
+    if (!r->closure.n)
+        return;
+    pthread_mutex_lock(&P->lock);
+    for (uint32_t i = 0; i < r->closure.n; i++) {
+        uint32_t id = r->closure.v[i];
+        if (id & DIR_BIT)
+            buf_printf(out, "D %016llx %s\n", (unsigned long long)P->dirs[id & ~DIR_BIT].hash,
+                       P->dirs[id & ~DIR_BIT].path);
+        else
+            buf_printf(out, "F %016llx %s\n", (unsigned long long)P->mods[id].hash,
+                       P->mods[id].path);
+    }
+    pthread_mutex_unlock(&P->lock);
+}
+
+void project_request_free(ProjectRequest *r)
+{
+    if (!r)
+        return;
+    free(r->closure.v);
+    free(r);
+}
+
+/* ---- cache entries ----------------------------------------------------------------------- */
+
+static uint64_t current_file_hash(Project *P, const char *path)
+{
+    uint32_t m = module_id(P, path);
+    if (!P->mods[m].hashed) {
+        char *src;
+        uint32_t len;
+        const char *err;
+        bool ok = read_source(path, &src, &len, &err);
+        P->mods[m].hash = ok ? XXH3_64bits(src, len) : 0;
+        if (ok)
+            free(src);
+        P->mods[m].hashed = true;
+    }
+    return P->mods[m].hash;
+}
+
+static bool dep_current(Project *P, const char *line, size_t len)
+{
+    if (len < 20 || (line[0] != 'F' && line[0] != 'D') || line[1] != ' ' || line[18] != ' ')
+        return false;
+    char hex[17], *end;
+    memcpy(hex, line + 2, 16);
+    hex[16] = 0;
+    unsigned long long want = strtoull(hex, &end, 16);
+    char *path = strndup(line + 19, len - 19);
+    if (!path)
+        abort();
+    uint64_t now = line[0] == 'F' ? current_file_hash(P, path) : P->dirs[dir_id(P, path)].hash;
+    free(path);
+    return *end == 0 && now == want;
+}
+
+bool project_deps_current(Project *P, const char *deps, size_t len)
+{
+    bool ok = true;
+    pthread_mutex_lock(&P->lock);
+    for (const char *p = deps, *end = deps + len; ok && p < end;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl)
+            ok = false;
+        else
+            ok = dep_current(P, p, (size_t)(nl - p));
+        p = nl ? nl + 1 : end;
+    }
+    pthread_mutex_unlock(&P->lock);
+    return ok;
+}
+
+/* ---- the run ----------------------------------------------------------------------------- */
+
+/* The longest common directory of the inputs (each a file's directory or a
+ * directory itself). */
+static char *common_root(char **inputs, int n)
+{
+    char *root = NULL;
+    for (int i = 0; i < n; i++) {
+        char *abs = absolute_path(inputs[i]);
+        if (!abs)
+            continue;
+        DIR *d = opendir(abs);
+        char *dir = d ? xstrdup(abs) : parent_of(abs);
+        if (d)
+            closedir(d);
+        free(abs);
+        while (root && !is_within(dir, root)) {
+            char *up = parent_of(root);
+            free(root);
+            root = up;
+        }
+        if (!root)
+            root = xstrdup(dir);
+        free(dir);
+    }
+    return root;
+}
+
+Project *project_new(char **inputs, int ninputs)
+{
+    Project *P = calloc(1, sizeof *P);
+    if (!P)
+        abort();
+    pthread_mutex_init(&P->lock, NULL);
+    P->inputs_root = common_root(inputs, ninputs);
+    return P;
+}
+
+static void memo_free(Memo *m)
+{
+    project_summary_free(m->summary);
+    free(m->closure.v);
+}
+
+void project_free(Project *P)
+{
+    if (!P)
+        return;
+    for (uint32_t i = 0; i < P->nmods; i++) {
+        memo_free(&P->mods[i].exact);
+        for (int k = 0; k <= MAX_IMPORT_DEPTH; k++)
+            memo_free(&P->mods[i].at[k]);
+        free(P->mods[i].path);
+    }
+    for (uint32_t i = 0; i < P->ndirs; i++) {
+        for (uint32_t k = 0; k < P->dirs[i].n; k++)
+            free(P->dirs[i].names[k]);
+        free(P->dirs[i].names);
+        free(P->dirs[i].path);
+    }
+    free(P->mods);
+    free(P->dirs);
+    free(P->dir_map.slots);
+    free(P->mod_map.slots);
+    free(P->inputs_root);
+    pthread_mutex_destroy(&P->lock);
+    free(P);
+}
