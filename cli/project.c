@@ -16,12 +16,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
 /* How far imports are followed from a linted file: train.py -> models/ ->
  * models/gpt.py -> models/layers.py is three. */
-enum { MAX_IMPORT_DEPTH = 6, DIR_BIT = 1u << 31 };
+enum { MAX_IMPORT_DEPTH = 6, ABSENT_BIT = 1u << 31 };
 
 typedef struct IdVec { uint32_t *v; uint32_t n, cap; } IdVec;
 
@@ -76,21 +77,22 @@ static char *xstrdup(const char *s)
 
 /* ---- tables ------------------------------------------------------------------------------ */
 
-typedef struct Dir {
-    char *path;          /* absolute, no trailing slash ("/" for the root) */
-    char **names;        /* "x.py" files and "x/" subdirectories, sorted */
-    uint32_t n;
-    uint64_t hash;       /* of the listing */
-    bool marker;         /* pyproject.toml, setup.py, setup.cfg or .git */
-    int64_t root;        /* the package root of files here (dir id), -1 until known */
-} Dir;
+/* What is at a path, looked up once per run: imports are resolved by
+ * probing the few names they can be (stat), never by listing a directory. */
+typedef enum PathKind { PATH_NONE, PATH_FILE, PATH_DIR } PathKind;
+
+typedef struct Probe {
+    char *path;
+    uint8_t kind;        /* PathKind */
+    int64_t root;        /* a directory: the package root of files in it (probe id), -1 until known */
+} Probe;
 
 /* One summary of a module: with `k` levels of imports left, or exact. */
 typedef struct Memo {
     bool done, cut;      /* cut: some import chain ran out of levels */
     uint8_t height;      /* exact: the longest import chain below it */
     ProjectSummary *summary;
-    IdVec closure;       /* the modules and directories it read */
+    IdVec closure;       /* the modules it read, and the paths it found absent */
 } Memo;
 
 typedef struct Module {
@@ -106,12 +108,15 @@ typedef struct PathMap { PathSlot *slots; uint32_t mask, n; } PathMap;
 
 struct Project {
     pthread_mutex_t lock;
-    char *inputs_root;   /* the common directory of the inputs, or NULL */
-    Dir *dirs;
-    uint32_t ndirs, capdirs;
+    char **inputs;       /* as given: their common directory, computed when needed */
+    int ninputs;
+    char *inputs_root;
+    bool inputs_root_known;
+    Probe *probes;
+    uint32_t nprobes, capprobes;
     Module *mods;
     uint32_t nmods, capmods;
-    PathMap dir_map, mod_map;
+    PathMap probe_map, mod_map;
 };
 
 struct ProjectRequest {
@@ -124,7 +129,7 @@ struct ProjectRequest {
 typedef struct Importer {
     Project *P;
     const char *dir;
-    uint32_t root;       /* dir id */
+    uint32_t root;       /* its package root (probe id) */
     int levels;          /* levels its imports get */
     Memo *into;          /* collects closure, cut and height */
 } Importer;
@@ -164,77 +169,25 @@ static int64_t map_get(PathMap *m, const char *path)
     return s->path ? (int64_t)s->id : -1;
 }
 
-static int name_cmp(const void *a, const void *b)
+static uint32_t probe_id(Project *P, const char *path)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static bool is_marker(const char *name)
-{
-    return strcmp(name, "pyproject.toml") == 0 || strcmp(name, "setup.py") == 0 ||
-           strcmp(name, "setup.cfg") == 0 || strcmp(name, ".git") == 0;
-}
-
-static bool is_dir_entry(const char *dir, const struct dirent *e)
-{
-    if (e->d_type == DT_DIR)
-        return true;
-    if (e->d_type != DT_UNKNOWN && e->d_type != DT_LNK)
-        return false;
-    char *p;
-    if (asprintf(&p, "%s/%s", dir, e->d_name) < 0)
-        abort();
-    DIR *d = opendir(p);
-    free(p);
-    if (d)
-        closedir(d);
-    return d != NULL;
-}
-
-/* The entries import resolution cares about, sorted, and their hash. */
-static void list_dir(Dir *d)
-{
-    DIR *h = opendir(d->path);
-    uint32_t cap = 0;
-    for (struct dirent *e; h && (e = readdir(h));) {
-        size_t len = strlen(e->d_name);
-        d->marker |= is_marker(e->d_name);
-        bool py = len > 3 && strcmp(e->d_name + len - 3, ".py") == 0;
-        bool sub = !py && e->d_name[0] != '.' && is_dir_entry(d->path, e);
-        if (!py && !sub)
-            continue;
-        d->names = grow(d->names, &cap, d->n, sizeof *d->names);
-        if (asprintf(&d->names[d->n++], "%s%s", e->d_name, sub ? "/" : "") < 0)
-            abort();
-    }
-    if (h)
-        closedir(h);
-    qsort(d->names, d->n, sizeof *d->names, name_cmp);
-    XXH3_state_t st;
-    XXH3_64bits_reset(&st);
-    for (uint32_t i = 0; i < d->n; i++)
-        XXH3_64bits_update(&st, d->names[i], strlen(d->names[i]) + 1);
-    d->hash = XXH3_64bits_digest(&st) ^ d->marker;
-}
-
-static uint32_t dir_id(Project *P, const char *path)
-{
-    int64_t id = map_get(&P->dir_map, path);
+    int64_t id = map_get(&P->probe_map, path);
     if (id >= 0)
         return (uint32_t)id;
-    P->dirs = grow(P->dirs, &P->capdirs, P->ndirs, sizeof *P->dirs);
-    Dir *d = &P->dirs[P->ndirs];
-    memset(d, 0, sizeof *d);
-    d->path = xstrdup(path);
-    d->root = -1;
-    list_dir(d);
-    map_put(&P->dir_map, d->path, P->ndirs);
-    return P->ndirs++;
+    P->probes = grow(P->probes, &P->capprobes, P->nprobes, sizeof *P->probes);
+    Probe *p = &P->probes[P->nprobes];
+    struct stat st;
+    p->path = xstrdup(path);
+    p->kind = stat(path, &st) != 0 ? PATH_NONE : S_ISDIR(st.st_mode) ? PATH_DIR : PATH_FILE;
+    p->root = -1;
+    map_put(&P->probe_map, p->path, P->nprobes);
+    return P->nprobes++;
 }
 
-static bool dir_has(const Dir *d, const char *name)
+static PathKind probe_kind(Project *P, const char *path)
 {
-    return bsearch(&name, d->names, d->n, sizeof *d->names, name_cmp) != NULL;
+    uint32_t id = probe_id(P, path);   /* may grow the table: index after */
+    return (PathKind)P->probes[id].kind;
 }
 
 static uint32_t module_id(Project *P, const char *path)
@@ -278,17 +231,42 @@ static char *join(const char *dir, const char *name)
     return p;
 }
 
-/* The nearest directory at or above d with a marker, else the inputs' common root. */
-static uint32_t root_of(Project *P, uint32_t d)
+static const char *const markers[] = {"pyproject.toml", "setup.py", "setup.cfg", ".git"};
+
+static bool has_marker(Project *P, const char *dir)
 {
-    if (P->dirs[d].root >= 0)
-        return (uint32_t)P->dirs[d].root;
-    char *cur = xstrdup(P->dirs[d].path);
+    for (size_t i = 0; i < sizeof markers / sizeof markers[0]; i++) {
+        char *p = join(dir, markers[i]);
+        bool found = probe_kind(P, p) != PATH_NONE;
+        free(p);
+        if (found)
+            return true;
+    }
+    return false;
+}
+
+static char *common_root(char **inputs, int n);
+
+static const char *inputs_root(Project *P)
+{
+    if (!P->inputs_root_known)
+        P->inputs_root = common_root(P->inputs, P->ninputs);
+    P->inputs_root_known = true;
+    return P->inputs_root;
+}
+
+/* The nearest directory at or above `dir` with a marker, else the inputs'
+ * common root, else the directory itself (a probe id). */
+static uint32_t root_of(Project *P, const char *dir)
+{
+    uint32_t d = probe_id(P, dir);
+    if (P->probes[d].root >= 0)
+        return (uint32_t)P->probes[d].root;
+    char *cur = xstrdup(dir);
     int64_t found = -1;
     for (;;) {
-        uint32_t id = dir_id(P, cur);
-        if (P->dirs[id].marker) {
-            found = id;
+        if (has_marker(P, cur)) {
+            found = probe_id(P, cur);
             break;
         }
         if (strcmp(cur, "/") == 0)
@@ -298,44 +276,55 @@ static uint32_t root_of(Project *P, uint32_t d)
         cur = up;
     }
     free(cur);
-    if (found < 0 && P->inputs_root && is_within(P->dirs[d].path, P->inputs_root))
-        found = dir_id(P, P->inputs_root);
-    P->dirs[d].root = found < 0 ? d : found;
-    return (uint32_t)P->dirs[d].root;
+    const char *in = found < 0 ? inputs_root(P) : NULL;
+    if (in && is_within(dir, in))
+        found = probe_id(P, in);
+    P->probes[d].root = found < 0 ? d : found;
+    return (uint32_t)P->probes[d].root;
 }
 
-static uint32_t note_dir(Importer *im, const char *path)
+/* Is there a file (or directory) at dir/name? A miss is what the facts read
+ * too: creating the file later must re-lint the importer. */
+static PathKind look(Importer *im, const char *dir, const char *name, size_t len)
 {
-    uint32_t d = dir_id(im->P, path);
-    id_push(&im->into->closure, d | DIR_BIT);
-    return d;
+    char *leaf, *p;
+    if (asprintf(&leaf, "%.*s", (int)len, name) < 0)
+        abort();
+    p = join(dir, leaf);
+    uint32_t id = probe_id(im->P, p);
+    PathKind k = (PathKind)im->P->probes[id].kind;
+    if (k == PATH_NONE)
+        id_push(&im->into->closure, id | ABSENT_BIT);
+    free(p);
+    free(leaf);
+    return k;
+}
+
+static int64_t module_at(Importer *im, const char *dir, const char *file)
+{
+    char *path = join(dir, file);
+    uint32_t id = module_id(im->P, path);
+    free(path);
+    return id;
 }
 
 /* The last component of a dotted module under `dir`: a package's
  * __init__.py before a module file (as Python's finder does). */
 static int64_t module_file(Importer *im, const char *dir, const char *comp, size_t len)
 {
-    uint32_t d = note_dir(im, dir);
-    char *sub, *file;
-    if (asprintf(&sub, "%.*s/", (int)len, comp) < 0 || asprintf(&file, "%.*s.py", (int)len, comp) < 0)
+    char *file;
+    if (asprintf(&file, "%.*s.py", (int)len, comp) < 0)
         abort();
     int64_t id = -1;
-    if (dir_has(&im->P->dirs[d], sub)) {
-        sub[len] = 0;
-        char *pkg = join(dir, sub);
-        if (dir_has(&im->P->dirs[note_dir(im, pkg)], "__init__.py")) {
-            char *init = join(pkg, "__init__.py");
-            id = module_id(im->P, init);
-            free(init);
-        }
+    if (look(im, dir, comp, len) == PATH_DIR) {
+        char *pkg = join(dir, file);
+        pkg[strlen(pkg) - 3] = 0;
+        if (look(im, pkg, "__init__.py", 11) == PATH_FILE)
+            id = module_at(im, pkg, "__init__.py");
         free(pkg);
     }
-    if (id < 0 && dir_has(&im->P->dirs[d], file)) {
-        char *path = join(dir, file);
-        id = module_id(im->P, path);
-        free(path);
-    }
-    free(sub);
+    if (id < 0 && look(im, dir, file, len + 3) == PATH_FILE)
+        id = module_at(im, dir, file);
     free(file);
     return id;
 }
@@ -343,35 +332,29 @@ static int64_t module_file(Importer *im, const char *dir, const char *comp, size
 /* "a.b.c" under `base`: packages (or namespace directories) a and b, then c. */
 static int64_t resolve_in(Importer *im, const char *base, const char *dotted)
 {
-    if (!*dotted) {   /* `from . import x`: the package itself */
-        uint32_t d = note_dir(im, base);
-        if (!dir_has(&im->P->dirs[d], "__init__.py"))
-            return -1;
-        char *init = join(base, "__init__.py");
-        uint32_t id = module_id(im->P, init);
-        free(init);
-        return id;
-    }
+    if (!*dotted)   /* `from . import x`: the package itself */
+        return look(im, base, "__init__.py", 11) == PATH_FILE ? module_at(im, base, "__init__.py")
+                                                             : -1;
     char *cur = xstrdup(base);
     int64_t id = -1;
     for (const char *p = dotted;;) {
         const char *dot = strchr(p, '.');
         size_t len = dot ? (size_t)(dot - p) : strlen(p);
+        if (!len)
+            break;
         if (!dot) {
             id = module_file(im, cur, p, len);
             break;
         }
+        if (look(im, cur, p, len) != PATH_DIR)
+            break;
         char *sub;
-        if (asprintf(&sub, "%.*s/", (int)len, p) < 0)
+        if (asprintf(&sub, "%.*s", (int)len, p) < 0)
             abort();
-        bool has = len && dir_has(&im->P->dirs[note_dir(im, cur)], sub);
-        sub[len] = 0;
         char *next = join(cur, sub);
         free(sub);
         free(cur);
         cur = next;
-        if (!has)
-            break;
         p = dot + 1;
     }
     free(cur);
@@ -382,17 +365,17 @@ static int64_t resolve_in(Importer *im, const char *base, const char *dotted)
 static int64_t find_module(Importer *im, const char *text)
 {
     size_t dots = strspn(text, ".");
-    const char *root = im->P->dirs[im->root].path;
+    const char *root = im->P->probes[im->root].path;
     if (dots) {
         char *base = xstrdup(im->dir);
-        for (size_t i = 1; i < dots && strcmp(base, root) != 0; i++) {
+        bool above = false;
+        for (size_t i = 1; i < dots; i++) {
+            above |= strcmp(base, root) == 0;
             char *up = parent_of(base);
             free(base);
             base = up;
         }
-        int64_t id = is_within(base, root) && (dots == 1 || strcmp(base, im->dir) != 0)
-                         ? resolve_in(im, base, text + dots)
-                         : -1;
+        int64_t id = !above && is_within(base, root) ? resolve_in(im, base, text + dots) : -1;
         free(base);
         return id;
     }
@@ -442,7 +425,7 @@ static Memo analyse_module(Project *P, uint32_t m, int levels)
     r.height = 1;   /* a module without imports: one level */
     char *path = P->mods[m].path;
     char *dir = parent_of(path);
-    Importer child = {P, dir, root_of(P, dir_id(P, dir)), levels - 1, &r};
+    Importer child = {P, dir, root_of(P, dir), levels - 1, &r};
     id_push(&r.closure, m);
     uint64_t hash;
     r.summary = summarize_file(&child, path, &hash);
@@ -547,7 +530,7 @@ static void linted_hook(void *ctx, const Ir *ir, ProjectView *view)
     free(abs);
     pthread_mutex_lock(&P->lock);
     Memo into = {0};
-    Importer im = {P, dir, root_of(P, dir_id(P, dir)), MAX_IMPORT_DEPTH, &into};
+    Importer im = {P, dir, root_of(P, dir), MAX_IMPORT_DEPTH, &into};
     resolve_hook(&im, ir, view);
     id_append(&r->closure, &into.closure);
     free(into.closure.v);
@@ -580,9 +563,8 @@ void project_request_deps(const ProjectRequest *r, Buf *out)
     pthread_mutex_lock(&P->lock);
     for (uint32_t i = 0; i < r->closure.n; i++) {
         uint32_t id = r->closure.v[i];
-        if (id & DIR_BIT)
-            buf_printf(out, "D %016llx %s\n", (unsigned long long)P->dirs[id & ~DIR_BIT].hash,
-                       P->dirs[id & ~DIR_BIT].path);
+        if (id & ABSENT_BIT)
+            buf_printf(out, "N %016llx %s\n", 0ull, P->probes[id & ~ABSENT_BIT].path);
         else
             buf_printf(out, "F %016llx %s\n", (unsigned long long)P->mods[id].hash,
                        P->mods[id].path);
@@ -618,7 +600,7 @@ static uint64_t current_file_hash(Project *P, const char *path)
 
 static bool dep_current(Project *P, const char *line, size_t len)
 {
-    if (len < 20 || (line[0] != 'F' && line[0] != 'D') || line[1] != ' ' || line[18] != ' ')
+    if (len < 20 || (line[0] != 'F' && line[0] != 'N') || line[1] != ' ' || line[18] != ' ')
         return false;
     char hex[17], *end;
     memcpy(hex, line + 2, 16);
@@ -627,7 +609,12 @@ static bool dep_current(Project *P, const char *line, size_t len)
     char *path = strndup(line + 19, len - 19);
     if (!path)
         abort();
-    uint64_t now = line[0] == 'F' ? current_file_hash(P, path) : P->dirs[dir_id(P, path)].hash;
+    uint64_t now;
+    if (line[0] == 'F') {
+        now = current_file_hash(P, path);
+    } else {   /* still absent */
+        now = probe_kind(P, path) == PATH_NONE ? 0 : 1;
+    }
     free(path);
     return *end == 0 && now == want;
 }
@@ -682,7 +669,8 @@ Project *project_new(char **inputs, int ninputs)
     if (!P)
         abort();
     pthread_mutex_init(&P->lock, NULL);
-    P->inputs_root = common_root(inputs, ninputs);
+    P->inputs = inputs;   /* the command line's: they outlive the run */
+    P->ninputs = ninputs;
     return P;
 }
 
@@ -702,15 +690,11 @@ void project_free(Project *P)
             memo_free(&P->mods[i].at[k]);
         free(P->mods[i].path);
     }
-    for (uint32_t i = 0; i < P->ndirs; i++) {
-        for (uint32_t k = 0; k < P->dirs[i].n; k++)
-            free(P->dirs[i].names[k]);
-        free(P->dirs[i].names);
-        free(P->dirs[i].path);
-    }
+    for (uint32_t i = 0; i < P->nprobes; i++)
+        free(P->probes[i].path);
     free(P->mods);
-    free(P->dirs);
-    free(P->dir_map.slots);
+    free(P->probes);
+    free(P->probe_map.slots);
     free(P->mod_map.slots);
     free(P->inputs_root);
     pthread_mutex_destroy(&P->lock);

@@ -47,6 +47,7 @@ estimate_safety.sh
 oracle_cases.sh
 fix_corpus.sh
 sarif.sh
+project.sh
 estimator.sh
 corpus.sh
 "
