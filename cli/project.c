@@ -223,13 +223,23 @@ static char *parent_of(const char *path)
     return d;
 }
 
-static char *join(const char *dir, const char *name)
+/* dir/name[0..len) (malloc'ed); a path is built on every probe, so no printf. */
+static char *join_n(const char *dir, const char *name, size_t len)
 {
-    char *p;
-    if (asprintf(&p, "%s%s%s", dir, strcmp(dir, "/") == 0 ? "" : "/", name) < 0)
+    size_t dl = strlen(dir);
+    bool slash = !(dl == 1 && dir[0] == '/');
+    char *p = malloc(dl + slash + len + 1);
+    if (!p)
         abort();
+    memcpy(p, dir, dl);
+    if (slash)
+        p[dl] = '/';
+    memcpy(p + dl + slash, name, len);
+    p[dl + slash + len] = 0;
     return p;
 }
+
+static char *join(const char *dir, const char *name) { return join_n(dir, name, strlen(name)); }
 
 static const char *const markers[] = {"pyproject.toml", "setup.py", "setup.cfg", ".git"};
 
@@ -287,16 +297,12 @@ static uint32_t root_of(Project *P, const char *dir)
  * too: creating the file later must re-lint the importer. */
 static PathKind look(Importer *im, const char *dir, const char *name, size_t len)
 {
-    char *leaf, *p;
-    if (asprintf(&leaf, "%.*s", (int)len, name) < 0)
-        abort();
-    p = join(dir, leaf);
+    char *p = join_n(dir, name, len);
     uint32_t id = probe_id(im->P, p);
     PathKind k = (PathKind)im->P->probes[id].kind;
     if (k == PATH_NONE)
         id_push(&im->into->closure, id | ABSENT_BIT);
     free(p);
-    free(leaf);
     return k;
 }
 
@@ -312,9 +318,11 @@ static int64_t module_at(Importer *im, const char *dir, const char *file)
  * __init__.py before a module file (as Python's finder does). */
 static int64_t module_file(Importer *im, const char *dir, const char *comp, size_t len)
 {
-    char *file;
-    if (asprintf(&file, "%.*s.py", (int)len, comp) < 0)
+    char *file = malloc(len + 4);
+    if (!file)
         abort();
+    memcpy(file, comp, len);
+    memcpy(file + len, ".py", 4);
     int64_t id = -1;
     if (look(im, dir, comp, len) == PATH_DIR) {
         char *pkg = join(dir, file);
@@ -348,11 +356,7 @@ static int64_t resolve_in(Importer *im, const char *base, const char *dotted)
         }
         if (look(im, cur, p, len) != PATH_DIR)
             break;
-        char *sub;
-        if (asprintf(&sub, "%.*s", (int)len, p) < 0)
-            abort();
-        char *next = join(cur, sub);
-        free(sub);
+        char *next = join_n(cur, p, len);
         free(cur);
         cur = next;
         p = dot + 1;

@@ -29,16 +29,25 @@ static bool text_is(const char *s, uint32_t len, const char *lit)
 /* The NAME tokens of a node joined by dots, after `prefix`. */
 static char *dotted_text(const Syntax *S, const Node *n, const char *prefix)
 {
-    char *out = arena_printf(S->arena, "%s", prefix);
+    size_t len = strlen(prefix), cap = len + 1;
+    for (uint32_t i = 0; i < n->nkids; i++)
+        if (elem_is_token(n->kids[i]))
+            cap += S->toks.v[elem_index(n->kids[i])].len + 1;
+    char *out = arena_alloc(S->arena, cap);
+    memcpy(out, prefix, len);
     bool first = true;
     for (uint32_t i = 0; i < n->nkids; i++) {
         Elem e = n->kids[i];
         if (!elem_is_token(e) || S->toks.v[elem_index(e)].kind != T_NAME)
             continue;
         const Token *t = &S->toks.v[elem_index(e)];
-        out = arena_printf(S->arena, "%s%s%.*s", out, first ? "" : ".", (int)t->len, S->src + t->start);
+        if (!first)
+            out[len++] = '.';
+        memcpy(out + len, S->src + t->start, t->len);
+        len += t->len;
         first = false;
     }
+    out[len] = 0;
     return out;
 }
 
