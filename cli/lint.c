@@ -689,9 +689,10 @@ static void lint_one(size_t i, void *ctx)
     FindingVec shown;
     /* the file as it is on disk: fixed only if the fixes were written */
     if (fixing && !written)
-        analyse(o, cfg, path, original, original_len, &arena, &s, &shown, &r->deps);
+        analyse(o, cfg, path, original, original_len, &arena, &s, &shown,
+                run->cache ? &r->deps : NULL);
     else
-        analyse(o, cfg, path, src, len, &arena, &s, &shown, &r->deps);
+        analyse(o, cfg, path, src, len, &arena, &s, &shown, run->cache ? &r->deps : NULL);
     for (uint32_t k = 0; k < shown.n; k++) {
         r->counts[shown.v[k].severity]++;
         count_code(r, &shown.v[k]);

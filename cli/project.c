@@ -90,17 +90,31 @@ typedef struct Probe {
 /* One summary of a module: with `k` levels of imports left, or exact. */
 typedef struct Memo {
     bool done, cut;      /* cut: some import chain ran out of levels */
+    bool relevant;       /* relevance memos: the module or an import mentions torch */
     uint8_t height;      /* exact: the longest import chain below it */
     ProjectSummary *summary;
     IdVec closure;       /* the modules it read, and the paths it found absent */
+    IdVec refs;          /* the memos of its imports it read (memo_ref): flattened only
+                            for a cache entry, so a long import chain costs no copies */
 } Memo;
+
+/* A memo by name: module, levels left, relevance or summary. */
+static uint32_t memo_ref(uint32_t m, int levels, bool relevance)
+{
+    return m << 4 | (uint32_t)levels << 1 | relevance;
+}
 
 typedef struct Module {
     char *path;
     uint64_t hash;
     bool hashed;
-    Memo exact;
+    Memo exact;                      /* summaries */
     Memo at[MAX_IMPORT_DEPTH + 1];
+    bool scanned, mentions;          /* its text read once: does it name torch? */
+    IdVec imports;                   /* the modules its import lines name */
+    IdVec scan_read;                 /* itself and the paths the scan found absent */
+    Memo rel_exact;                  /* relevance: can the summary say anything? */
+    Memo rel_at[MAX_IMPORT_DEPTH + 1];
 } Module;
 
 typedef struct PathSlot { const char *path; uint32_t id; } PathSlot;
@@ -122,7 +136,7 @@ struct Project {
 struct ProjectRequest {
     Project *P;
     const char *path;    /* the linted file, as named */
-    IdVec closure;       /* what its facts read */
+    Memo reads;          /* what its facts read (closure and refs) */
 };
 
 /* The importing file while its imports resolve. */
@@ -421,11 +435,224 @@ static ProjectSummary *summarize_file(Importer *child, const char *path, uint64_
     return sum;
 }
 
-/* Reads, parses and summarises module m, its imports with levels - 1 left. */
-static Memo analyse_module(Project *P, uint32_t m, int levels)
+/* What an import's summary adds to the importer's: what it read, whether a
+ * chain ran out of levels, how deep its chains go. */
+static void absorb(Memo *into, const Memo *dep, uint32_t ref)
 {
+    if ((ref >> 1 & 7) != 0)   /* with no level left nothing was read */
+        id_push(&into->refs, ref);
+    into->cut |= dep->cut;
+    if (!dep->cut && dep->height + 1 > into->height)
+        into->height = (uint8_t)(dep->height + 1);
+}
+
+static Memo memoized(Project *P, uint32_t m, int levels, bool relevance);
+
+/* ---- relevance: most imported modules (a stdlib, utilities) can say nothing */
+
+/* A "cuda" or 'cuda:0' string: a device, even in a module importing no torch. */
+static bool mentions_cuda(const char *src, uint32_t len)
+{
+    for (const char *p = src, *end = src + len; (p = memmem(p, (size_t)(end - p), "cuda", 4));
+         p += 4)
+        if (p > src && (p[-1] == '"' || p[-1] == '\''))
+            return true;
+    return false;
+}
+
+/* An import of a library whose names the facts know (torch, torchvision,
+ * transformers, ...): the module's own code can make a model or a loader. */
+static bool training_library(const char *module)
+{
+    static const char *const libs[] = {"transformers", "lightning", "pytorch_lightning", "timm",
+                                       "deepspeed", "accelerate", "peft", "bitsandbytes"};
+    if (strncmp(module, "torch", 5) == 0)
+        return true;
+    size_t n = strcspn(module, ".");
+    for (size_t i = 0; i < sizeof libs / sizeof libs[0]; i++)
+        if (strlen(libs[i]) == n && memcmp(module, libs[i], n) == 0)
+            return true;
+    return false;
+}
+
+typedef struct Scan { Importer *im; const char *p, *end; IdVec *imports; bool library; } Scan;
+
+static void skip_blanks(Scan *sc, bool newlines)
+{
+    while (sc->p < sc->end && (*sc->p == ' ' || *sc->p == '\t' || *sc->p == '\\' ||
+                               (newlines && (*sc->p == '\n' || *sc->p == '\r'))))
+        sc->p++;
+}
+
+/* A dotted name (with leading dots for a relative import) into buf. */
+static size_t scan_dotted(Scan *sc, char *buf, size_t cap)
+{
+    size_t n = 0;
+    while (sc->p < sc->end && n + 1 < cap &&
+           (*sc->p == '.' || *sc->p == '_' || (unsigned)((*sc->p | 0x20) - 'a') < 26u ||
+            (unsigned)(*sc->p - '0') < 10u || (unsigned char)*sc->p >= 0x80))
+        buf[n++] = *sc->p++;
+    buf[n] = 0;
+    return n;
+}
+
+static bool scan_word(Scan *sc, const char *w)
+{
+    size_t n = strlen(w);
+    if ((size_t)(sc->end - sc->p) <= n || memcmp(sc->p, w, n) != 0 ||
+        (sc->p[n] != ' ' && sc->p[n] != '\t' && sc->p[n] != '(' && sc->p[n] != '\\'))
+        return false;
+    sc->p += n;
+    skip_blanks(sc, false);
+    return true;
+}
+
+/* One imported module (or its submodule `name`), found and remembered. */
+static void scan_import(Scan *sc, const char *module, const char *name)
+{
+    char sub[512];
+    int64_t id = -1;
+    if (training_library(module)) {
+        sc->library = true;
+        return;
+    }
+    if (name && *name && snprintf(sub, sizeof sub, "%s%s%s", module,
+                                  module[strlen(module) - 1] == '.' ? "" : ".", name) <
+                             (int)sizeof sub)
+        id = find_module(sc->im, sub);
+    if (id < 0)
+        id = find_module(sc->im, module);
+    if (id >= 0)
+        id_push(sc->imports, (uint32_t)id);
+}
+
+/* from M import a, b as c | (a, b) | *   --   import a.b as c, d */
+static void scan_statement(Scan *sc)
+{
+    char module[512], name[256];
+    if (scan_word(sc, "from")) {
+        if (!scan_dotted(sc, module, sizeof module))
+            return;
+        skip_blanks(sc, false);
+        if (!scan_word(sc, "import"))
+            return;
+        bool paren = sc->p < sc->end && *sc->p == '(';
+        sc->p += paren;
+        for (;;) {
+            skip_blanks(sc, paren);
+            if (!scan_dotted(sc, name, sizeof name) && !(sc->p < sc->end && *sc->p == '*'))
+                break;
+            scan_import(sc, module, name);
+            skip_blanks(sc, paren);
+            if (scan_word(sc, "as"))
+                scan_dotted(sc, name, sizeof name), skip_blanks(sc, paren);
+            if (sc->p >= sc->end || *sc->p != ',')
+                break;
+            sc->p++;
+        }
+    } else if (scan_word(sc, "import")) {
+        for (;;) {
+            if (!scan_dotted(sc, module, sizeof module))
+                break;
+            scan_import(sc, module, NULL);
+            skip_blanks(sc, false);
+            if (scan_word(sc, "as"))
+                scan_dotted(sc, name, sizeof name), skip_blanks(sc, false);
+            if (sc->p >= sc->end || *sc->p != ',')
+                break;
+            sc->p++;
+            skip_blanks(sc, false);
+        }
+    }
+}
+
+/* Import statements found by their first word on a line: no parse. One
+ * missed (a `;` before it) only leaves its module unknown. */
+static void scan_imports(Scan *sc)
+{
+    while (sc->p < sc->end && !sc->library) {
+        while (sc->p < sc->end && (*sc->p == ' ' || *sc->p == '\t'))
+            sc->p++;
+        if (sc->p < sc->end && (*sc->p == 'f' || *sc->p == 'i'))
+            scan_statement(sc);
+        const char *nl = memchr(sc->p, '\n', (size_t)(sc->end - sc->p));
+        sc->p = nl ? nl + 1 : sc->end;
+    }
+}
+
+/* Reads module m once: whether it names torch, and else which modules its
+ * import lines name (a cheap scan, no parse). */
+static void scan_module(Project *P, uint32_t m)
+{
+    char *src;
+    uint32_t len;
+    const char *err;
+    Memo read = {0};
+    IdVec imports = {0};
+    id_push(&read.closure, m);
+    bool ok = read_source(P->mods[m].path, &src, &len, &err);
+    bool mentions = ok && mentions_cuda(src, len);
+    uint64_t hash = ok ? XXH3_64bits(src, len) : 0;
+    if (ok && !mentions) {
+        char *dir = parent_of(P->mods[m].path);
+        Importer im = {P, dir, root_of(P, dir), 0, &read};
+        Scan sc = {&im, src, src + len, &imports, false};
+        scan_imports(&sc);
+        mentions = sc.library;
+        free(dir);
+    }
+    if (ok)
+        free(src);
+    Module *M = &P->mods[m];
+    M->hash = hash;
+    M->hashed = true;
+    M->scanned = true;
+    M->mentions = mentions;
+    id_sort_unique(&imports);
+    id_sort_unique(&read.closure);
+    M->imports = imports;
+    M->scan_read = read.closure;
+}
+
+/* Can module m's summary with `levels` left say anything: does it, or a
+ * module it imports with one level less, name torch? */
+static Memo relevance_of(Project *P, uint32_t m, int levels)
+{
+    if (!P->mods[m].scanned)
+        scan_module(P, m);
     Memo r = {0};
     r.done = true;
+    r.height = 1;
+    id_append(&r.closure, &P->mods[m].scan_read);
+    r.relevant = P->mods[m].mentions;
+    for (uint32_t i = 0; !r.relevant && i < P->mods[m].imports.n; i++) {
+        uint32_t id = P->mods[m].imports.v[i];
+        Memo dep = memoized(P, id, levels - 1, true);
+        absorb(&r, &dep, memo_ref(id, levels - 1, true));
+        r.relevant = dep.relevant;
+    }
+    id_sort_unique(&r.closure);
+    return r;
+}
+
+/* ---- summaries ---------------------------------------------------------------------- */
+
+/* Reads, parses and summarises module m, its imports with levels - 1 left;
+ * a module that cannot say anything is not parsed. */
+static Memo analyse_module(Project *P, uint32_t m, int levels)
+{
+    Memo rel = memoized(P, m, levels, true);
+    if (!rel.relevant) {   /* what it read is what its relevance read */
+        Memo r = {0};
+        r.done = true;
+        r.cut = rel.cut;
+        r.height = rel.height;
+        id_push(&r.refs, memo_ref(m, levels, true));
+        return r;
+    }
+    Memo r = {0};
+    r.done = true;
+    r.relevant = true;
     r.height = 1;   /* a module without imports: one level */
     char *path = P->mods[m].path;
     char *dir = parent_of(path);
@@ -440,30 +667,38 @@ static Memo analyse_module(Project *P, uint32_t m, int levels)
     return r;
 }
 
-static Memo module_memo(Project *P, uint32_t m, int levels)
+/* A summary (or a relevance) of module m with `levels` left, memoized. */
+static Memo memoized(Project *P, uint32_t m, int levels, bool relevance)
 {
     Module *M = &P->mods[m];
-    if (M->exact.done && M->exact.height <= levels)
-        return M->exact;
-    if (M->at[levels].done)
-        return M->at[levels];
+    Memo *exact = relevance ? &M->rel_exact : &M->exact;
+    Memo *at = relevance ? M->rel_at : M->at;
+    if (exact->done && exact->height <= levels)
+        return *exact;
+    if (at[levels].done)
+        return at[levels];
     if (levels == 0) {
-        Memo cut = {true, true, 0, NULL, {0}};
+        Memo cut = {true, true, false, 0, NULL, {0}, {0}};
         return cut;
     }
-    Memo r = analyse_module(P, m, levels);
+    Memo r = relevance ? relevance_of(P, m, levels) : analyse_module(P, m, levels);
     M = &P->mods[m];   /* the table may have grown */
-    if (r.cut)
-        M->at[levels] = r;
-    else if (!M->exact.done)
-        M->exact = r;
-    else {   /* an exact one computed meanwhile: the same facts */
+    exact = relevance ? &M->rel_exact : &M->exact;
+    at = relevance ? M->rel_at : M->at;
+    if (r.cut) {
+        at[levels] = r;
+    } else if (!exact->done) {
+        *exact = r;
+    } else {   /* an exact one computed meanwhile: the same facts */
         project_summary_free(r.summary);
         free(r.closure.v);
-        return M->exact;
+        free(r.refs.v);
+        return *exact;
     }
     return r;
 }
+
+static Memo module_memo(Project *P, uint32_t m, int levels) { return memoized(P, m, levels, false); }
 
 /* One import of the importing file: its module's summary at one level less. */
 static void view_add(Importer *im, const Ir *ir, ProjectView *view, uint32_t *cap,
@@ -475,10 +710,7 @@ static void view_add(Importer *im, const Ir *ir, ProjectView *view, uint32_t *ca
         if (view->v[i].star == star && strcmp(view->v[i].module, text) == 0)
             return;
     Memo r = module_memo(im->P, (uint32_t)mod, im->levels);
-    id_append(&im->into->closure, &r.closure);
-    im->into->cut |= r.cut;
-    if (!r.cut && r.height + 1 > im->into->height)
-        im->into->height = (uint8_t)(r.height + 1);
+    absorb(im->into, &r, memo_ref((uint32_t)mod, im->levels, false));
     if (!r.summary)
         return;
     if (view->n == *cap) {
@@ -533,12 +765,8 @@ static void linted_hook(void *ctx, const Ir *ir, ProjectView *view)
     char *dir = parent_of(abs);
     free(abs);
     pthread_mutex_lock(&P->lock);
-    Memo into = {0};
-    Importer im = {P, dir, root_of(P, dir), MAX_IMPORT_DEPTH, &into};
+    Importer im = {P, dir, root_of(P, dir), MAX_IMPORT_DEPTH, &r->reads};
     resolve_hook(&im, ir, view);
-    id_append(&r->closure, &into.closure);
-    free(into.closure.v);
-    id_sort_unique(&r->closure);
     pthread_mutex_unlock(&P->lock);
     free(dir);
 }
@@ -559,20 +787,56 @@ IrProjectHook project_hook(ProjectRequest *r)
     return h;
 }
 
+/* The memo a ref names, as memoized() found it. */
+static const Memo *memo_of(const Project *P, uint32_t ref)
+{
+    const Module *M = &P->mods[ref >> 4];
+    int levels = ref >> 1 & 7;
+    bool rel = ref & 1;
+    const Memo *exact = rel ? &M->rel_exact : &M->exact;
+    return exact->done && exact->height <= levels ? exact : rel ? &M->rel_at[levels] : &M->at[levels];
+}
+
+/* Every module and absent path below `top`, each ref visited once. */
+static void flatten(const Project *P, const Memo *top, IdVec *out)
+{
+    uint8_t *seen = calloc((size_t)P->nmods << 4, 1);
+    IdVec stack = {0};
+    if (!seen)
+        abort();
+    id_append(out, &top->closure);
+    id_append(&stack, &top->refs);
+    while (stack.n) {
+        uint32_t ref = stack.v[--stack.n];
+        if (seen[ref])
+            continue;
+        seen[ref] = 1;
+        const Memo *m = memo_of(P, ref);
+        id_append(out, &m->closure);
+        id_append(&stack, &m->refs);
+    }
+    free(seen);
+    free(stack.v);
+    id_sort_unique(out);
+}
+
 void project_request_deps(const ProjectRequest *r, Buf *out)
 {
     Project *P = r->P;
-    if (!r->closure.n)
+    if (!r->reads.closure.n && !r->reads.refs.n)
         return;
     pthread_mutex_lock(&P->lock);
-    for (uint32_t i = 0; i < r->closure.n; i++) {
-        uint32_t id = r->closure.v[i];
+    IdVec all = {0};
+    flatten(P, &r->reads, &all);
+    for (uint32_t i = 0; i < all.n; i++) {
+        uint32_t id = all.v[i];
         if (id & ABSENT_BIT)
             buf_printf(out, "N %016llx %s\n", 0ull, P->probes[id & ~ABSENT_BIT].path);
         else
             buf_printf(out, "F %016llx %s\n", (unsigned long long)P->mods[id].hash,
                        P->mods[id].path);
     }
+    free(all.v);
     pthread_mutex_unlock(&P->lock);
 }
 
@@ -580,7 +844,8 @@ void project_request_free(ProjectRequest *r)
 {
     if (!r)
         return;
-    free(r->closure.v);
+    free(r->reads.closure.v);
+    free(r->reads.refs.v);
     free(r);
 }
 
@@ -682,6 +947,7 @@ static void memo_free(Memo *m)
 {
     project_summary_free(m->summary);
     free(m->closure.v);
+    free(m->refs.v);
 }
 
 void project_free(Project *P)
@@ -690,8 +956,13 @@ void project_free(Project *P)
         return;
     for (uint32_t i = 0; i < P->nmods; i++) {
         memo_free(&P->mods[i].exact);
-        for (int k = 0; k <= MAX_IMPORT_DEPTH; k++)
+        memo_free(&P->mods[i].rel_exact);
+        free(P->mods[i].imports.v);
+        free(P->mods[i].scan_read.v);
+        for (int k = 0; k <= MAX_IMPORT_DEPTH; k++) {
             memo_free(&P->mods[i].at[k]);
+            memo_free(&P->mods[i].rel_at[k]);
+        }
         free(P->mods[i].path);
     }
     for (uint32_t i = 0; i < P->nprobes; i++)
