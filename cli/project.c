@@ -455,8 +455,9 @@ static bool mentions_cuda(const char *src, uint32_t len)
 {
     for (const char *p = src, *end = src + len; (p = memmem(p, (size_t)(end - p), "cuda", 4));
          p += 4)
-        if (p > src && (p[-1] == '"' || p[-1] == '\''))
-            return true;
+        if (p > src && (p[-1] == '"' || p[-1] == '\'') && p + 4 < end &&
+            (p[4] == '"' || p[4] == '\'' || p[4] == ':'))
+            return true;   /* not 'cudarrl;' (an HTML entity) */
     return false;
 }
 
