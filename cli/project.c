@@ -744,14 +744,31 @@ static void resolve_request(Importer *im, const Ir *ir, const ImportRequest *q,
     view_add(im, ir, view, cap, q->module, find_module(im, q->module), q->star);
 }
 
+/* A library is never a module of the project: `import torch` is not looked
+ * for beside the script (nobody shadows torch), so a script importing only
+ * libraries costs no probe. */
+static void resolve_requests(Importer *im, const Ir *ir, const ImportRequestVec *reqs,
+                             ProjectView *view)
+{
+    uint32_t cap = 0;
+    for (uint32_t i = 0; i < reqs->n; i++)
+        if (!training_library(reqs->v[i].module))
+            resolve_request(im, ir, &reqs->v[i], view, &cap);
+}
+
 static void resolve_hook(void *ctx, const Ir *ir, ProjectView *view)
 {
-    Importer *im = ctx;
     ImportRequestVec reqs;
     ir_project_imports(ir, &reqs);
-    uint32_t cap = 0;
-    for (uint32_t i = 0; i < reqs.n; i++)
-        resolve_request(im, ir, &reqs.v[i], view, &cap);
+    resolve_requests(ctx, ir, &reqs, view);
+}
+
+static bool names_project_candidate(const ImportRequestVec *reqs)
+{
+    for (uint32_t i = 0; i < reqs->n; i++)
+        if (!training_library(reqs->v[i].module))
+            return true;
+    return false;
 }
 
 /* ---- the linted file --------------------------------------------------------------------- */
@@ -760,6 +777,10 @@ static void linted_hook(void *ctx, const Ir *ir, ProjectView *view)
 {
     ProjectRequest *r = ctx;
     Project *P = r->P;
+    ImportRequestVec reqs;
+    ir_project_imports(ir, &reqs);
+    if (!names_project_candidate(&reqs))
+        return;
     char *abs = absolute_path(r->path);
     if (!abs)
         return;   /* no directory to resolve from: imports stay unknown */
@@ -767,7 +788,7 @@ static void linted_hook(void *ctx, const Ir *ir, ProjectView *view)
     free(abs);
     pthread_mutex_lock(&P->lock);
     Importer im = {P, dir, root_of(P, dir), MAX_IMPORT_DEPTH, &r->reads};
-    resolve_hook(&im, ir, view);
+    resolve_requests(&im, ir, &reqs, view);
     pthread_mutex_unlock(&P->lock);
     free(dir);
 }
