@@ -309,10 +309,15 @@ static void mark_module_classes(Ir *ir)
 void ir_project_bind(Ir *ir, const ProjectView *view)
 {
     struct ProjectBindings *b = arena_zalloc(ir->syn->arena, sizeof *b);
-    uint32_t size = 64;
+    /* every qualified name the file holds could need a slot: values and bases */
+    size_t names = 1;
     for (uint32_t fi = 0; fi < ir->funcs.n; fi++)
-        while (size < ir->funcs.v[fi].values.n * 2 && size < (1u << 30))
-            size *= 2;
+        names += ir->funcs.v[fi].values.n;
+    for (uint32_t c = 0; c < ir->classes.n; c++)
+        names += ir->classes.v[c].bases.n;
+    uint32_t size = 64;
+    while (size < names * 2 && size < (1u << 31))
+        size *= 2;
     b->slots = arena_zalloc(ir->syn->arena, size * sizeof *b->slots);
     b->mask = size - 1;
     b->view = view;
