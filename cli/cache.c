@@ -22,7 +22,7 @@ struct Cache {
 };
 
 /* On disk, in this machine's byte order (a foreign entry fails the checks):
- * the head, nstats stats, then out_len bytes of output. */
+ * the head, nstats stats, out_len bytes of output, then deps_len of deps. */
 typedef struct EntryHead {
     char magic[8];
     uint64_t checksum;        /* XXH3 of everything after this field */
@@ -30,13 +30,14 @@ typedef struct EntryHead {
     uint32_t counts[3];
     uint32_t nstats;
     uint64_t out_len;
+    uint64_t deps_len;
 } EntryHead;
 
 typedef struct EntryStat { char code[8]; char name[48]; uint32_t n; } EntryStat;
 _Static_assert(sizeof(EntryStat) == sizeof(((CachedResult *)0)->stats[0]),
                "stats are copied as they are");
 
-static const char MAGIC[8] = "pfc-c\0\0\x02";
+static const char MAGIC[8] = "pfc-c\0\0\x03";
 enum { MAX_COUNT = 1u << 24, MAX_OUT = 64u << 20 };
 
 void cache_key(char key[CACHE_KEY_LEN + 1], uint64_t settings, const char *path,
@@ -86,7 +87,8 @@ void cache_close(Cache *c)
 }
 
 /* The checksum of an entry: its head past the checksum field, then the rest. */
-static uint64_t entry_checksum(const EntryHead *h, const void *stats, const void *out)
+static uint64_t entry_checksum(const EntryHead *h, const void *stats, const void *out,
+                               const void *deps)
 {
     XXH3_state_t st;
     XXH3_64bits_reset(&st);
@@ -94,18 +96,19 @@ static uint64_t entry_checksum(const EntryHead *h, const void *stats, const void
     XXH3_64bits_update(&st, (const char *)h + skip, sizeof *h - skip);
     XXH3_64bits_update(&st, stats, h->nstats * sizeof(EntryStat));
     XXH3_64bits_update(&st, out, h->out_len);
+    XXH3_64bits_update(&st, deps, h->deps_len);
     return XXH3_64bits_digest(&st);
 }
 
 static bool head_sane(const EntryHead *h, const char *key, size_t size)
 {
     if (memcmp(h->magic, MAGIC, sizeof MAGIC) != 0 || memcmp(h->key, key, CACHE_KEY_LEN) != 0 ||
-        h->nstats > CACHE_MAX_STATS || h->out_len > MAX_OUT)
+        h->nstats > CACHE_MAX_STATS || h->out_len > MAX_OUT || h->deps_len > MAX_OUT)
         return false;
     for (int i = 0; i < 3; i++)
         if (h->counts[i] > MAX_COUNT)
             return false;
-    return size == sizeof *h + h->nstats * sizeof(EntryStat) + h->out_len;
+    return size == sizeof *h + h->nstats * sizeof(EntryStat) + h->out_len + h->deps_len;
 }
 
 static bool stats_sane(const EntryStat *s, uint32_t n)
@@ -126,7 +129,7 @@ static char *read_entry(Cache *c, const char *key, size_t *size)
     struct stat st;
     char *buf = NULL;
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= (off_t)sizeof(EntryHead) &&
-        st.st_size <= (off_t)(sizeof(EntryHead) + sizeof(EntryStat) * CACHE_MAX_STATS + MAX_OUT)) {
+        st.st_size <= (off_t)(sizeof(EntryHead) + sizeof(EntryStat) * CACHE_MAX_STATS + 2 * (off_t)MAX_OUT)) {
         *size = (size_t)st.st_size;
         if (!(buf = malloc(*size)))
             abort();
@@ -153,12 +156,14 @@ bool cache_load(Cache *c, const char *key, CachedResult *r)
     memcpy(&h, buf, sizeof h);
     const EntryStat *stats = (const EntryStat *)(buf + sizeof h);
     const char *out = buf + sizeof h + h.nstats * sizeof *stats;
-    if (!head_sane(&h, key, size) || h.checksum != entry_checksum(&h, stats, out) ||
+    if (!head_sane(&h, key, size) ||
+        h.checksum != entry_checksum(&h, stats, out, out + h.out_len) ||
         !stats_sane(stats, h.nstats)) {
         free(buf);
         return false;
     }
     memset(r, 0, sizeof *r);
+    buf_put(&r->deps, out + h.out_len, h.deps_len);
     memcpy(r->counts, h.counts, sizeof r->counts);
     r->nstats = h.nstats;
     memcpy(r->stats, stats, h.nstats * sizeof *stats);
@@ -187,7 +192,8 @@ static bool write_all(int fd, struct iovec *iov, int n)
 
 void cache_store(Cache *c, const char *key, const CachedResult *r)
 {
-    if (atomic_load(&c->disabled) || r->nstats > CACHE_MAX_STATS || r->out.n > MAX_OUT)
+    if (atomic_load(&c->disabled) || r->nstats > CACHE_MAX_STATS || r->out.n > MAX_OUT ||
+        r->deps.n > MAX_OUT)
         return;
     EntryHead h;
     memset(&h, 0, sizeof h);
@@ -196,10 +202,11 @@ void cache_store(Cache *c, const char *key, const CachedResult *r)
     memcpy(h.counts, r->counts, sizeof h.counts);
     h.nstats = r->nstats;
     h.out_len = r->out.n;
+    h.deps_len = r->deps.n;
     EntryStat stats[CACHE_MAX_STATS];
     memset(stats, 0, sizeof stats);
     memcpy(stats, r->stats, r->nstats * sizeof *stats);
-    h.checksum = entry_checksum(&h, stats, r->out.v ? r->out.v : "");
+    h.checksum = entry_checksum(&h, stats, r->out.v ? r->out.v : "", r->deps.v ? r->deps.v : "");
     char tmp[CACHE_KEY_LEN + 48];
     snprintf(tmp, sizeof tmp, "%s.%ld.%u.tmp", key, (long)getpid(),
              atomic_fetch_add(&c->serial, 1));
@@ -210,8 +217,9 @@ void cache_store(Cache *c, const char *key, const CachedResult *r)
     }
     struct iovec iov[] = {{&h, sizeof h},
                           {stats, r->nstats * sizeof *stats},
-                          {r->out.v, r->out.n}};
-    bool ok = write_all(fd, iov, 3);
+                          {r->out.v, r->out.n},
+                          {r->deps.v, r->deps.n}};
+    bool ok = write_all(fd, iov, 4);
     int err = errno;
     ok = close(fd) == 0 && ok;
     if (ok && renameat(c->dir, tmp, c->dir, key) == 0)

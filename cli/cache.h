@@ -1,6 +1,8 @@
 /* The result cache: .pfc_cache/<key>, where the key is an XXH3 hash of the
  * file's bytes, its path, the pfc version and every setting that changes the
- * output. A hit replays the stored output without parsing the file.
+ * output. A hit replays the stored output without parsing the file. An entry
+ * also lists the project modules the file's facts read, with their hashes:
+ * the caller checks them before it trusts the entry.
  *
  * An entry is trusted only if it is a regular file of exactly the size its
  * header announces, with sane counts, the key it was looked up under and an
@@ -21,6 +23,7 @@ typedef struct CachedResult {
     uint32_t nstats;
     struct { char code[8]; char name[48]; uint32_t n; } stats[CACHE_MAX_STATS];
     Buf out;
+    Buf deps;   /* the project modules its facts read (cli/project.h); empty if none */
 } CachedResult;
 
 enum { CACHE_KEY_LEN = 32 };

@@ -8,6 +8,7 @@
 #include "config.h"
 #include "files.h"
 #include "pool.h"
+#include "project.h"
 #include "safe_write.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,7 @@ typedef struct LintOptions {
     bool fix, unsafe_fixes, diff, show_fixes;
     bool target_set, fail_on_set;   /* given on the command line: beats the config */
     CodeList select, ignore;
+    Project *project;   /* the run's table of project modules (thread-safe) */
 } LintOptions;
 
 enum { MAX_STAT_CODES = 32 };
@@ -43,6 +45,7 @@ typedef struct FileResult {
     uint32_t fixed;         /* fixes written (or, with --diff, that would be) */
     Buf fix_log;            /* per fix: "path: fixed CODE", and failures */
     Buf diff;               /* --diff output */
+    Buf deps;               /* the project modules its facts read, for the cache */
     bool write_failed;      /* --fix could not write: an E902 in the output */
 } FileResult;
 
@@ -375,11 +378,26 @@ static void sort_findings(FindingVec *v)
 
 static const char CACHE_DIR[] = ".pfc_cache";
 
-static bool replay_cached(Cache *cache, FileResult *r, const char *key)
+static void cached_free(CachedResult *c)
+{
+    if (!c)
+        return;
+    buf_free(&c->out);
+    buf_free(&c->deps);
+    free(c);
+}
+
+/* A hit also needs every project module the entry's facts read unchanged:
+ * editing model.py re-lints train.py. */
+static bool replay_cached(Cache *cache, Project *project, FileResult *r, const char *key)
 {
     CachedResult *c = malloc(sizeof *c);
     if (!c || !cache_load(cache, key, c)) {
         free(c);
+        return false;
+    }
+    if (c->deps.n && !project_deps_current(project, c->deps.v, c->deps.n)) {
+        cached_free(c);
         return false;
     }
     memcpy(r->counts, c->counts, sizeof r->counts);
@@ -405,6 +423,7 @@ static void store_cached(Cache *cache, const FileResult *r, const char *key)
         c->stats[i].n = r->stats[i].n;
     }
     c->out = r->out;   /* borrowed for writing */
+    c->deps = r->deps;
     cache_store(cache, key, c);
     free(c);
 }
@@ -427,7 +446,7 @@ static uint64_t settings_hash(const LintOptions *o)
 /* Everything pfc reports about one version of a file: parse, IR, rules,
  * selection and suppression. The Syntax stays valid until the arena is freed. */
 static void analyse(const LintOptions *o, const Config *cfg, const char *path, const char *src,
-                    uint32_t len, Arena *arena, Syntax *s, FindingVec *shown)
+                    uint32_t len, Arena *arena, Syntax *s, FindingVec *shown, Buf *deps)
 {
     parse_file(s, src, len, arena);
     parse_check_target(s, o->target_set || cfg->target_minor < 0 ? o->target_minor
@@ -437,7 +456,12 @@ static void analyse(const LintOptions *o, const Config *cfg, const char *path, c
     /* rules need a whole tree: a file with syntax errors reports only those */
     if (!s->diags.n) {
         Ir ir;
-        ir_build(&ir, s);
+        ProjectRequest *req = project_request_new(o->project, path);
+        IrProjectHook hook = project_hook(req);
+        ir_build_in_project(&ir, s, &hook);   /* imports of the project's own modules */
+        if (deps)
+            project_request_deps(req, deps);
+        project_request_free(req);
         passes_run(s, &ir, &all);
         sort_findings(&all);
     }
@@ -519,7 +543,7 @@ static char *fix_file(const LintOptions *o, const Config *cfg, const char *path,
         arena_init(&arena);
         Syntax s;
         FindingVec shown;
-        analyse(o, cfg, path, src, *len, &arena, &s, &shown);
+        analyse(o, cfg, path, src, *len, &arena, &s, &shown, NULL);
         EditVec edits = {0};
         const char *codes[MAX_ROUND_CODES];
         uint32_t nfix = s.diags.n ? 0 : choose_fixes(o, &shown, &arena, &edits, codes,
@@ -534,7 +558,8 @@ static char *fix_file(const LintOptions *o, const Config *cfg, const char *path,
         arena_init(&check_arena);
         Syntax fixed;
         FindingVec after;
-        analyse(o, cfg, path, out.v ? out.v : "", (uint32_t)out.n, &check_arena, &fixed, &after);
+        analyse(o, cfg, path, out.v ? out.v : "", (uint32_t)out.n, &check_arena, &fixed, &after,
+                NULL);
         const char *why = fixed.diags.n ? "the result would not parse" : NULL;
         for (uint32_t k = 0; !why && k < nfix && k < MAX_ROUND_CODES; k++)
             if (count_code_in(&after, codes[k]) >= count_code_in(&shown, codes[k]))
@@ -642,7 +667,7 @@ static void lint_one(size_t i, void *ctx)
     char key[CACHE_KEY_LEN + 1];
     if (run->cache) {
         cache_key(key, run->settings ^ cfg->hash, path, src, len);
-        if (replay_cached(run->cache, r, key)) {
+        if (replay_cached(run->cache, o->project, r, key)) {
             free(src);
             return;
         }
@@ -664,9 +689,10 @@ static void lint_one(size_t i, void *ctx)
     FindingVec shown;
     /* the file as it is on disk: fixed only if the fixes were written */
     if (fixing && !written)
-        analyse(o, cfg, path, original, original_len, &arena, &s, &shown);
+        analyse(o, cfg, path, original, original_len, &arena, &s, &shown,
+                run->cache ? &r->deps : NULL);
     else
-        analyse(o, cfg, path, src, len, &arena, &s, &shown);
+        analyse(o, cfg, path, src, len, &arena, &s, &shown, run->cache ? &r->deps : NULL);
     for (uint32_t k = 0; k < shown.n; k++) {
         r->counts[shown.v[k].severity]++;
         count_code(r, &shown.v[k]);
@@ -800,6 +826,7 @@ int cmd_lint(int argc, char **argv)
         return status;
     }
     run.results = calloc(run.files.n ? run.files.n : 1, sizeof *run.results);
+    o.project = project_new(npaths ? argv : dot, npaths ? npaths : 1);
     run.settings = settings_hash(&o);
     if (!o.no_cache && !o.fix && !o.diff && run.files.n)
         run.cache = cache_open(CACHE_DIR);
@@ -807,6 +834,8 @@ int cmd_lint(int argc, char **argv)
         safe_remove_stale_temps(run.files.v, run.files.n);
     parallel_for(run.files.n, o.jobs, lint_one, &run);
     cache_close(run.cache);
+    project_free(o.project);
+    o.project = NULL;
 
     uint32_t total = 0, failing = 0, files_with = 0, fixed = 0, diffs = 0;
     bool write_failed = false;
@@ -850,8 +879,10 @@ int cmd_lint(int argc, char **argv)
     }
     if (o.statistics)
         print_statistics(&run);
-    for (size_t i = 0; i < run.files.n; i++)
-        free(run.results[i].cached);
+    for (size_t i = 0; i < run.files.n; i++) {
+        cached_free(run.results[i].cached);
+        buf_free(&run.results[i].deps);
+    }
     if (o.diff) {
         fprintf(stderr, "Would fix %u %s.\n", fixed, fixed == 1 ? "problem" : "problems");
         free(run.results);

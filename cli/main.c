@@ -4,6 +4,7 @@
 #include "../ir/ir.h"
 #include "../passes/pass.h"
 #include "cli.h"
+#include "project.h"
 #include "files.h"
 #include <stdarg.h>
 #include <stdio.h>
@@ -116,9 +117,16 @@ int cmd_emit(int argc, char **argv, EmitMode mode)
     parse_check_target(&s, target);
     Buf out = {0};
     if (mode == EMIT_DUMP_IR) {
+        /* with the facts the file's project imports give, as lint sees them */
+        char *inputs[] = {(char *)path};
+        Project *project = project_new(inputs, 1);
+        ProjectRequest *req = project_request_new(project, path);
+        IrProjectHook hook = project_hook(req);
         Ir ir;
-        ir_build(&ir, &s);
+        ir_build_in_project(&ir, &s, &hook);
         dump_ir_analysed(&s, &ir, only_fn, &out);
+        project_request_free(req);
+        project_free(project);
     } else if (mode == EMIT_DUMP_CST) {
         dump_cst(&s, &out);
     } else {

@@ -5,6 +5,7 @@
  * arguments at the file's call sites, a call's facts the join of the callee's
  * returns. Unknown stays unknown: rules act only on proven facts. */
 #include "internal.h"
+#include "project.h"
 #include <string.h>
 
 typedef struct SelfStore { uint32_t name; const IrValue *value; } SelfStore;
@@ -591,6 +592,12 @@ static void facts_of_qualified_call(Facts *F, const IrFunction *f, IrValue *v, c
 {
     const Syntax *S = F->S;
     uint32_t q = callee->qual;
+    if (ir_project_call_facts(F->ir, q, F->cur_fn, v, (uint32_t)(v - f->values.v))) {
+        /* a class or helper of another module of the project: a new object */
+        if ((v->roles & (ROLE_MODEL | ROLE_OPTIMIZER | ROLE_LOADER | ROLE_SCHEDULER)) && !v->origin)
+            v->origin = site_of(F->cur_fn, f, v);
+        return;
+    }
     v->ctor = q;   /* which library callable made this value: nn.CrossEntropyLoss, ... */
     if (facts_of_model_wrapper(F, f, v, q))
         return;
@@ -839,12 +846,17 @@ static bool used_as_module(const Facts *F, uint32_t cls1, uint32_t name)
 
 /* The roles a value used as a module gains: a model, and one that may
  * depend on train/eval mode unless its in-file class says otherwise. */
-static uint32_t module_use_roles(const IrValue *v)
+static uint32_t module_use_roles(const Facts *F, const IrValue *v)
 {
     if (v->roles & (ROLE_MODEL | ROLE_OPTIMIZER | ROLE_LOADER | ROLE_SCHEDULER | ROLE_LOSS |
                     ROLE_PYNUM))
         return 0;   /* known already, or known to be something else */
-    return ROLE_MODEL | (v->cls ? 0 : ROLE_MODE_DEP);
+    if (v->cls)
+        return 0;   /* an in-file class that is not a module: `evaluator.eval()` */
+    const ProjectExport *e = v->ctor ? ir_project_export(F->ir, v->ctor) : NULL;
+    if (e && e->kind == EXPORT_CLASS && !(e->flags & EXPORT_NN_MODULE))
+        return 0;   /* a project class pfc read, not a module */
+    return ROLE_MODEL | ROLE_MODE_DEP;
 }
 
 /* Marks the receivers of module-only methods, before the fixpoint: the SSA
@@ -899,11 +911,13 @@ static void facts_of_class_attr(Facts *F, IrValue *v, uint32_t cls1)
     }
     /* stores not computed yet: wait for them rather than guess MAYBE */
     join_store(v, &j, outside_calls(F) || !stored);
-    v->roles = roles | (used_as_module(F, cls1, v->name) ? module_use_roles(v) : 0);
+    v->roles = roles | (used_as_module(F, cls1, v->name) ? module_use_roles(F, v) : 0);
 }
 
 static void facts_of_global(Facts *F, IrValue *v)
 {
+    if (ir_project_global_facts(F->ir, v))
+        return;   /* `from config import device` */
     if (v->qual) {
         set(v, ATT_DETACHED, 0);
         return;
@@ -994,6 +1008,8 @@ static void transfer(Facts *F, int fi, IrFunction *f, IrValue *v)
     case IR_COMPARE: set(v, ATT_DETACHED, ROLE_PYNUM); break;
     case IR_ATTR: {
         const IrValue *base = val(f, v->args[0]);
+        if (ir_project_global_facts(F->ir, v))
+            break;   /* `config.device` */
         if (v->qual || base->qual || name_in(F->S, v->name, graphless_attributes)) {
             set(v, ATT_DETACHED, 0);   /* p.grad / x.data carry no graph */
         } else if (base->cls && base->op == IR_PARAM && base->index == 0) {
@@ -1034,7 +1050,7 @@ static void transfer(Facts *F, int fi, IrFunction *f, IrValue *v)
         break;
     }
     if (v->flags & IRV_MODULE_USE)
-        v->roles |= module_use_roles(v);
+        v->roles |= module_use_roles(F, v);
     if ((v->flags & IRV_BACKWARD_RECV) && v->attach != ATT_DETACHED)
         v->attach = ATT_ATTACHED;
     /* inside no_grad nothing new is attached */

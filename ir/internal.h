@@ -84,5 +84,6 @@ void module_record_def(Lowerer *L, uint32_t name, ValueId v);
 
 /* facts.c */
 void ir_compute_facts(Ir *ir);
+Attach attach_join(Attach a, Attach b);
 
 #endif

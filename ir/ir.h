@@ -149,6 +149,8 @@ typedef struct Ir {
     uint32_t *last_def;
     uint32_t *prev_def;
     uint32_t nnames;
+    ARENA_VEC(uint32_t) import_nodes;   /* IMPORT and IMPORT_FROM statements, any scope */
+    struct ProjectBindings *project;    /* exports of imported project modules, or NULL */
 } Ir;
 
 /* Lowers a parsed module (errors allowed: ERROR nodes become OPAQUE values)

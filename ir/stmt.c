@@ -1,5 +1,6 @@
 /* Statements, scopes, imports and the entry point of the IR. */
 #include "internal.h"
+#include "project.h"
 #include <string.h>
 
 /* ---- name sets -------------------------------------------------------------------------- */
@@ -232,6 +233,7 @@ uint32_t scope_import_qual(Lowerer *L, uint32_t name)
 static void lower_import(Lowerer *L, uint32_t id)
 {
     const Node *n = syn_node(L->S, id);
+    VEC_PUSH(L->A, L->ir->import_nodes, id);
     FOR_EACH_KID(n, aid) {
         const Node *alias = syn_node(L->S, aid);
         const Node *dotted = node_kid(L->S, alias, 0);
@@ -246,16 +248,70 @@ static void lower_import(Lowerer *L, uint32_t id)
     }
 }
 
-/* from a.b import c [as d], ... (relative imports keep their dots out of the name) */
+/* The leading dots of a relative import, then its dotted name: "..utils".
+ * The dots stay in the qualified name so that the project can resolve it
+ * against the importing file's package; no library name starts with one. */
+static uint32_t relative_base(Lowerer *L, const Node *n)
+{
+    char buf[256];
+    uint32_t len = 0;
+    for (uint32_t i = 0; i < n->nkids && len < 64; i++) {
+        Elem e = n->kids[i];
+        TokKind k = elem_is_token(e) ? (TokKind)L->S->toks.v[elem_index(e)].kind : T_NAME;
+        if (k == T_DOT || k == T_ELLIPSIS) {
+            for (int d = k == T_DOT ? 1 : 3; d > 0; d--)
+                buf[len++] = '.';
+        } else if (k == T_KW_IMPORT) {
+            break;
+        }
+    }
+    uint32_t base = intern(&L->S->names, buf, len);
+    FOR_EACH_KID(n, kid) {
+        const Node *k = syn_node(L->S, kid);
+        if (k->kind == N_DOTTED_NAME) {
+            uint32_t d = dotted_qual(L, k, 0), dl, bl;
+            const char *ds = intern_str(&L->S->names, d, &dl);
+            const char *bs = intern_str(&L->S->names, base, &bl);
+            char *q = arena_alloc(L->A, bl + dl + 1);
+            memcpy(q, bs, bl);
+            memcpy(q + bl, ds, dl);
+            return intern(&L->S->names, q, bl + dl);
+        }
+    }
+    return base;
+}
+
+/* The qualified name `from base import name` binds: "a.b.c", "..utils.f", ".f". */
+static uint32_t from_import_qual(Lowerer *L, uint32_t base, uint32_t name)
+{
+    uint32_t bl;
+    const char *b = intern_str(&L->S->names, base, &bl);
+    if (bl && b[bl - 1] == '.') {   /* `from . import name` */
+        uint32_t nl;
+        const char *s = intern_str(&L->S->names, name, &nl);
+        char *q = arena_alloc(L->A, bl + nl + 1);
+        memcpy(q, b, bl);
+        memcpy(q + bl, s, nl);
+        return intern(&L->S->names, q, bl + nl);
+    }
+    return ir_intern_qual(L, base, name);
+}
+
+/* from a.b import c [as d], ... ; from .m import c */
 static void lower_import_from(Lowerer *L, uint32_t id)
 {
     const Node *n = syn_node(L->S, id);
+    VEC_PUSH(L->A, L->ir->import_nodes, id);
     uint32_t base = 0;
     bool relative = node_token(L->S, n, T_DOT) || node_token(L->S, n, T_ELLIPSIS);
-    FOR_EACH_KID(n, kid) {
-        const Node *k = syn_node(L->S, kid);
-        if (k->kind == N_DOTTED_NAME && !base)
-            base = relative ? 0 : dotted_qual(L, k, 0);
+    if (relative) {
+        base = relative_base(L, n);
+    } else {
+        FOR_EACH_KID(n, kid) {
+            const Node *k = syn_node(L->S, kid);
+            if (k->kind == N_DOTTED_NAME && !base)
+                base = dotted_qual(L, k, 0);
+        }
     }
     FOR_EACH_KID(n, aid) {
         const Node *alias = syn_node(L->S, aid);
@@ -263,7 +319,7 @@ static void lower_import_from(Lowerer *L, uint32_t id)
             continue;
         uint32_t orig = tok_name_at(L->S, alias, T_NAME);
         uint32_t bound = node_token(L->S, alias, T_KW_AS) ? last_name(L->S, alias) : orig;
-        bind_import(L, bound, base ? ir_intern_qual(L, base, orig) : 0, aid);
+        bind_import(L, bound, base && orig ? from_import_qual(L, base, orig) : 0, aid);
     }
 }
 
@@ -934,7 +990,11 @@ static void index_module_defs(Ir *ir)
     }
 }
 
-void ir_build(Ir *ir, Syntax *syn)
+void ir_build(Ir *ir, Syntax *syn) { ir_build_in_project(ir, syn, NULL); }
+
+/* Lowering, then (with a project) the imported modules' exports, then facts:
+ * the hook runs only once the file's own imports are known. */
+void ir_build_in_project(Ir *ir, Syntax *syn, const IrProjectHook *hook)
 {
     memset(ir, 0, sizeof *ir);
     ir->syn = syn;
@@ -953,5 +1013,11 @@ void ir_build(Ir *ir, Syntax *syn)
     lower_block(&L, syn->root);
     resolve_function(&ir->funcs.v[0]);
     index_module_defs(ir);
+    if (hook && ir->import_nodes.n) {
+        ProjectView view = {NULL, 0};
+        hook->resolve(hook->ctx, ir, &view);
+        if (view.n)
+            ir_project_bind(ir, &view);
+    }
     ir_compute_facts(ir);
 }

@@ -187,8 +187,8 @@ static void detect_cuda(Analysis *an)
             for (uint32_t a = 1; a < v->nargs; a++) {
                 ValueId x = v->args[a];
                 const IrValue *xv = &f->values.v[x];
-                if (const_text_has(an, f, x, "cuda"))
-                    an->uses_cuda = true;
+                if (const_text_has(an, f, x, "cuda") || (to && (xv->roles & ROLE_CUDA)))
+                    an->uses_cuda = true;   /* a device the facts know: `from config import device` */
                 if (xv->op == IR_BOOLOP)   /* "cuda" if ... else "cpu" */
                     for (uint32_t k = 0; k < xv->nargs; k++)
                         if (const_text_has(an, f, xv->args[k], "cuda"))

@@ -2,6 +2,7 @@
  * collates every batch on the main thread (num_workers=0). */
 #include "analysis.h"
 #include "fixes.h"
+#include "../ir/project.h"
 #include <string.h>
 
 /* The keyword argument `name` of a call, or 0. */
@@ -273,6 +274,28 @@ static void workers_fix(RuleCtx *c, Finding *fd, const IrFunction *f, const IrVa
     fd->fix = fx;
 }
 
+/* `loader = build_loader(...)` where build_loader, in another module of the
+ * project, returns a DataLoader left at num_workers=0: reported at the call,
+ * with no fix (the DataLoader is written in the other file). */
+static void report_helper_loader(RuleCtx *c, const IrFunction *f, const IrValue *v)
+{
+    uint32_t q = f->values.v[v->args[0]].qual;
+    const ProjectExport *e = ir_project_export(c->ir, q);
+    if (!e || e->kind != EXPORT_FUNCTION || !(e->flags & EXPORT_STARVED_LOADER) ||
+        dataset_on_device(f, v) || !feeds_training(c->an, v->origin))
+        return;
+    uint32_t len;
+    const char *name = intern_str(&c->S->names, q, &len);
+    rule_report(c, v->node, SEV_WARNING,
+                arena_printf(c->A,
+                             "this DataLoader, made by `%.*s` with num_workers=0, feeds a GPU "
+                             "training loop: one CPU thread loads and collates every batch "
+                             "while the GPU waits",
+                             (int)len, name),
+                "pass `num_workers=min(8, os.cpu_count())`, `pin_memory=True` and "
+                "`persistent_workers=True` to the DataLoader in that helper");
+}
+
 void rule_tg004(RuleCtx *c)
 {
     const Analysis *an = c->an;
@@ -282,9 +305,12 @@ void rule_tg004(RuleCtx *c)
         const IrFunction *f = &c->ir->funcs.v[fi];
         for (uint32_t i = 1; i < f->values.n; i++) {
             const IrValue *v = &f->values.v[i];
-            if (v->op != IR_CALL || !(v->roles & ROLE_LOADER) || !v->origin ||
-                !an_qual_is(an, f->values.v[v->args[0]].qual, "torch.utils.data.DataLoader"))
+            if (v->op != IR_CALL || !(v->roles & ROLE_LOADER) || !v->origin)
                 continue;
+            if (!an_qual_is(an, f->values.v[v->args[0]].qual, "torch.utils.data.DataLoader")) {
+                report_helper_loader(c, f, v);
+                continue;
+            }
             int64_t w = workers_argument(c, f, v);
             if (w == SPLAT_SILENT)
                 continue;   /* `**loader_kw` pfc cannot read may set num_workers */

@@ -1,0 +1,999 @@
+/* The project, the CLI's half (see project.h).
+ *
+ * Summaries are memoized by (module, depth left): the summary of M with k
+ * levels left reads its imports' summaries with k - 1 left, and with none
+ * left an import is unknown. So the result is a function of the module and
+ * the bound alone, whichever file asks first and in whatever thread: an
+ * import cycle simply runs out of levels, and no order of linting changes a
+ * finding. A summary that never ran out (no chain reached the bound) is
+ * exact: it serves every later request with at least as many levels. */
+#define _GNU_SOURCE
+#include "project.h"
+#include "files.h"
+#include "../parser/parser.h"
+#include <dirent.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+/* How far imports are followed from a linted file: train.py -> models/ ->
+ * models/gpt.py -> models/layers.py is three. */
+enum { MAX_IMPORT_DEPTH = 6, ABSENT_BIT = 1u << 31 };
+
+typedef struct IdVec { uint32_t *v; uint32_t n, cap; } IdVec;
+
+static void *grow(void *v, uint32_t *cap, uint32_t n, size_t elem)
+{
+    if (n < *cap)
+        return v;
+    *cap = *cap ? *cap * 2 : 8;
+    v = realloc(v, *cap * elem);
+    if (!v)
+        abort();
+    return v;
+}
+
+static void id_push(IdVec *s, uint32_t id)
+{
+    s->v = grow(s->v, &s->cap, s->n, sizeof *s->v);
+    s->v[s->n++] = id;
+}
+
+static void id_append(IdVec *s, const IdVec *t)
+{
+    for (uint32_t i = 0; i < t->n; i++)
+        id_push(s, t->v[i]);
+}
+
+static int id_cmp(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void id_sort_unique(IdVec *s)
+{
+    if (!s->n)
+        return;
+    qsort(s->v, s->n, sizeof *s->v, id_cmp);
+    uint32_t k = 1;
+    for (uint32_t i = 1; i < s->n; i++)
+        if (s->v[i] != s->v[k - 1])
+            s->v[k++] = s->v[i];
+    s->n = k;
+}
+
+static char *xstrdup(const char *s)
+{
+    char *d = strdup(s);
+    if (!d)
+        abort();
+    return d;
+}
+
+/* ---- tables ------------------------------------------------------------------------------ */
+
+/* What is at a path, looked up once per run: imports are resolved by
+ * probing the few names they can be (stat), never by listing a directory. */
+typedef enum PathKind { PATH_NONE, PATH_FILE, PATH_DIR } PathKind;
+
+typedef struct Probe {
+    char *path;
+    uint8_t kind;        /* PathKind */
+    int64_t root;        /* a directory: the package root of files in it (probe id), -1 until known */
+} Probe;
+
+/* One summary of a module: with `k` levels of imports left, or exact. */
+typedef struct Memo {
+    bool done, cut;      /* cut: some import chain ran out of levels */
+    bool relevant;       /* relevance memos: the module or an import mentions torch */
+    uint8_t height;      /* exact: the longest import chain below it */
+    ProjectSummary *summary;
+    IdVec closure;       /* the modules it read, and the paths it found absent */
+    IdVec refs;          /* the memos of its imports it read (memo_ref): flattened only
+                            for a cache entry, so a long import chain costs no copies */
+} Memo;
+
+/* A memo by name: module, levels left, relevance or summary. */
+static uint32_t memo_ref(uint32_t m, int levels, bool relevance)
+{
+    return m << 4 | (uint32_t)levels << 1 | relevance;
+}
+
+typedef struct Module {
+    char *path;
+    uint64_t hash;
+    bool hashed;
+    Memo exact;                      /* summaries */
+    Memo at[MAX_IMPORT_DEPTH + 1];
+    bool scanned, mentions;          /* its text read once: does it name torch? */
+    IdVec imports;                   /* the modules its import lines name */
+    IdVec scan_read;                 /* itself and the paths the scan found absent */
+    Memo rel_exact;                  /* relevance: can the summary say anything? */
+    Memo rel_at[MAX_IMPORT_DEPTH + 1];
+} Module;
+
+typedef struct PathSlot { const char *path; uint32_t id; } PathSlot;
+typedef struct PathMap { PathSlot *slots; uint32_t mask, n; } PathMap;
+
+struct Project {
+    pthread_mutex_t lock;
+    char **inputs;       /* as given: their common directory, computed when needed */
+    int ninputs;
+    char *inputs_root;
+    bool inputs_root_known;
+    Probe *probes;
+    uint32_t nprobes, capprobes;
+    Module *mods;
+    uint32_t nmods, capmods;
+    PathMap probe_map, mod_map;
+};
+
+struct ProjectRequest {
+    Project *P;
+    const char *path;    /* the linted file, as named */
+    Memo reads;          /* what its facts read (closure and refs) */
+};
+
+/* The importing file while its imports resolve. */
+typedef struct Importer {
+    Project *P;
+    const char *dir;
+    uint32_t root;       /* its package root (probe id) */
+    int levels;          /* levels its imports get */
+    Memo *into;          /* collects closure, cut and height */
+} Importer;
+
+static PathSlot *map_slot(PathMap *m, const char *path)
+{
+    uint64_t h = XXH3_64bits(path, strlen(path));
+    for (uint32_t i = (uint32_t)h & m->mask;; i = (i + 1) & m->mask)
+        if (!m->slots[i].path || strcmp(m->slots[i].path, path) == 0)
+            return &m->slots[i];
+}
+
+static void map_put(PathMap *m, const char *path, uint32_t id)
+{
+    if ((m->n + 1) * 2 > m->mask + 1) {
+        PathMap bigger = {calloc((m->mask + 1) * 2, sizeof(PathSlot)), (m->mask + 1) * 2 - 1, 0};
+        if (!bigger.slots)
+            abort();
+        for (uint32_t i = 0; m->slots && i <= m->mask; i++)
+            if (m->slots[i].path)
+                *map_slot(&bigger, m->slots[i].path) = m->slots[i];
+        bigger.n = m->n;
+        free(m->slots);
+        *m = bigger;
+    }
+    PathSlot *s = map_slot(m, path);
+    s->path = path;
+    s->id = id;
+    m->n++;
+}
+
+static int64_t map_get(PathMap *m, const char *path)
+{
+    if (!m->slots)
+        return -1;
+    PathSlot *s = map_slot(m, path);
+    return s->path ? (int64_t)s->id : -1;
+}
+
+static uint32_t probe_id(Project *P, const char *path)
+{
+    int64_t id = map_get(&P->probe_map, path);
+    if (id >= 0)
+        return (uint32_t)id;
+    P->probes = grow(P->probes, &P->capprobes, P->nprobes, sizeof *P->probes);
+    Probe *p = &P->probes[P->nprobes];
+    struct stat st;
+    p->path = xstrdup(path);
+    p->kind = stat(path, &st) != 0 ? PATH_NONE : S_ISDIR(st.st_mode) ? PATH_DIR : PATH_FILE;
+    p->root = -1;
+    map_put(&P->probe_map, p->path, P->nprobes);
+    return P->nprobes++;
+}
+
+static PathKind probe_kind(Project *P, const char *path)
+{
+    uint32_t id = probe_id(P, path);   /* may grow the table: index after */
+    return (PathKind)P->probes[id].kind;
+}
+
+static uint32_t module_id(Project *P, const char *path)
+{
+    int64_t id = map_get(&P->mod_map, path);
+    if (id >= 0)
+        return (uint32_t)id;
+    P->mods = grow(P->mods, &P->capmods, P->nmods, sizeof *P->mods);
+    Module *m = &P->mods[P->nmods];
+    memset(m, 0, sizeof *m);
+    m->path = xstrdup(path);
+    map_put(&P->mod_map, m->path, P->nmods);
+    return P->nmods++;
+}
+
+/* ---- where things are -------------------------------------------------------------------- */
+
+static bool is_within(const char *path, const char *root)
+{
+    size_t n = strlen(root);
+    if (n == 1 && root[0] == '/')
+        return path[0] == '/';
+    return strncmp(path, root, n) == 0 && (path[n] == '/' || path[n] == 0);
+}
+
+/* The directory part of an absolute path (malloc'ed; "/" stays "/"). */
+static char *parent_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    size_t n = slash && slash != path ? (size_t)(slash - path) : 1;
+    char *d = xstrdup(path);
+    d[n] = 0;
+    return d;
+}
+
+/* dir/name[0..len) (malloc'ed); a path is built on every probe, so no printf. */
+static char *join_n(const char *dir, const char *name, size_t len)
+{
+    size_t dl = strlen(dir);
+    bool slash = !(dl == 1 && dir[0] == '/');
+    char *p = malloc(dl + slash + len + 1);
+    if (!p)
+        abort();
+    memcpy(p, dir, dl);
+    if (slash)
+        p[dl] = '/';
+    memcpy(p + dl + slash, name, len);
+    p[dl + slash + len] = 0;
+    return p;
+}
+
+static char *join(const char *dir, const char *name) { return join_n(dir, name, strlen(name)); }
+
+static const char *const markers[] = {"pyproject.toml", "setup.py", "setup.cfg", ".git"};
+
+static bool has_marker(Project *P, const char *dir)
+{
+    for (size_t i = 0; i < sizeof markers / sizeof markers[0]; i++) {
+        char *p = join(dir, markers[i]);
+        bool found = probe_kind(P, p) != PATH_NONE;
+        free(p);
+        if (found)
+            return true;
+    }
+    return false;
+}
+
+static char *common_root(char **inputs, int n);
+
+static const char *inputs_root(Project *P)
+{
+    if (!P->inputs_root_known)
+        P->inputs_root = common_root(P->inputs, P->ninputs);
+    P->inputs_root_known = true;
+    return P->inputs_root;
+}
+
+/* The nearest directory at or above `dir` with a marker, else the inputs'
+ * common root, else the directory itself (a probe id). */
+static uint32_t root_of(Project *P, const char *dir)
+{
+    uint32_t d = probe_id(P, dir);
+    if (P->probes[d].root >= 0)
+        return (uint32_t)P->probes[d].root;
+    char *cur = xstrdup(dir);
+    int64_t found = -1;
+    for (;;) {
+        if (has_marker(P, cur)) {
+            found = probe_id(P, cur);
+            break;
+        }
+        if (strcmp(cur, "/") == 0)
+            break;
+        char *up = parent_of(cur);
+        free(cur);
+        cur = up;
+    }
+    free(cur);
+    const char *in = found < 0 ? inputs_root(P) : NULL;
+    if (in && is_within(dir, in))
+        found = probe_id(P, in);
+    P->probes[d].root = found < 0 ? d : found;
+    return (uint32_t)P->probes[d].root;
+}
+
+/* Is there a file (or directory) at dir/name? A miss is what the facts read
+ * too: creating the file later must re-lint the importer. */
+static PathKind look(Importer *im, const char *dir, const char *name, size_t len)
+{
+    char *p = join_n(dir, name, len);
+    uint32_t id = probe_id(im->P, p);
+    PathKind k = (PathKind)im->P->probes[id].kind;
+    if (k == PATH_NONE)
+        id_push(&im->into->closure, id | ABSENT_BIT);
+    free(p);
+    return k;
+}
+
+static int64_t module_at(Importer *im, const char *dir, const char *file)
+{
+    char *path = join(dir, file);
+    uint32_t id = module_id(im->P, path);
+    free(path);
+    return id;
+}
+
+/* The last component of a dotted module under `dir`: a package's
+ * __init__.py before a module file (as Python's finder does). */
+static int64_t module_file(Importer *im, const char *dir, const char *comp, size_t len)
+{
+    char *file = malloc(len + 4);
+    if (!file)
+        abort();
+    memcpy(file, comp, len);
+    memcpy(file + len, ".py", 4);
+    int64_t id = -1;
+    if (look(im, dir, comp, len) == PATH_DIR) {
+        char *pkg = join(dir, file);
+        pkg[strlen(pkg) - 3] = 0;
+        if (look(im, pkg, "__init__.py", 11) == PATH_FILE)
+            id = module_at(im, pkg, "__init__.py");
+        free(pkg);
+    }
+    if (id < 0 && look(im, dir, file, len + 3) == PATH_FILE)
+        id = module_at(im, dir, file);
+    free(file);
+    return id;
+}
+
+/* "a.b.c" under `base`: packages (or namespace directories) a and b, then c. */
+static int64_t resolve_in(Importer *im, const char *base, const char *dotted)
+{
+    if (!*dotted)   /* `from . import x`: the package itself */
+        return look(im, base, "__init__.py", 11) == PATH_FILE ? module_at(im, base, "__init__.py")
+                                                             : -1;
+    char *cur = xstrdup(base);
+    int64_t id = -1;
+    for (const char *p = dotted;;) {
+        const char *dot = strchr(p, '.');
+        size_t len = dot ? (size_t)(dot - p) : strlen(p);
+        if (!len)
+            break;
+        if (!dot) {
+            id = module_file(im, cur, p, len);
+            break;
+        }
+        if (look(im, cur, p, len) != PATH_DIR)
+            break;
+        char *next = join_n(cur, p, len);
+        free(cur);
+        cur = next;
+        p = dot + 1;
+    }
+    free(cur);
+    return id;
+}
+
+/* A module as an import writes it, from the importing file's directory. */
+static int64_t find_module(Importer *im, const char *text)
+{
+    size_t dots = strspn(text, ".");
+    const char *root = im->P->probes[im->root].path;
+    if (dots) {
+        char *base = xstrdup(im->dir);
+        bool above = false;
+        for (size_t i = 1; i < dots; i++) {
+            above |= strcmp(base, root) == 0;
+            char *up = parent_of(base);
+            free(base);
+            base = up;
+        }
+        int64_t id = !above && is_within(base, root) ? resolve_in(im, base, text + dots) : -1;
+        free(base);
+        return id;
+    }
+    int64_t id = resolve_in(im, im->dir, text);
+    if (id < 0 && strcmp(root, im->dir) != 0)
+        id = resolve_in(im, root, text);
+    return id;
+}
+
+/* ---- summaries --------------------------------------------------------------------------- */
+
+static Memo module_memo(Project *P, uint32_t m, int levels);
+
+static void resolve_hook(void *ctx, const Ir *ir, ProjectView *view);
+
+static ProjectSummary *summarize_file(Importer *child, const char *path, uint64_t *hash)
+{
+    char *src;
+    uint32_t len;
+    const char *err;
+    *hash = 0;
+    if (!read_source(path, &src, &len, &err))
+        return NULL;   /* unknown, as any module not found */
+    *hash = XXH3_64bits(src, len);
+    Arena arena;
+    arena_init(&arena);
+    Syntax s;
+    parse_file(&s, src, len, &arena);
+    ProjectSummary *sum = NULL;
+    if (!s.diags.n) {
+        IrProjectHook hook = {resolve_hook, child};
+        Ir ir;
+        ir_build_in_project(&ir, &s, &hook);
+        sum = ir_project_summarize(&ir);
+        sum->path = (char *)path;   /* the module's, which outlives it */
+    }
+    arena_free(&arena);
+    free(src);
+    return sum;
+}
+
+/* What an import's summary adds to the importer's: what it read, whether a
+ * chain ran out of levels, how deep its chains go. */
+static void absorb(Memo *into, const Memo *dep, uint32_t ref)
+{
+    if ((ref >> 1 & 7) != 0)   /* with no level left nothing was read */
+        id_push(&into->refs, ref);
+    into->cut |= dep->cut;
+    if (!dep->cut && dep->height + 1 > into->height)
+        into->height = (uint8_t)(dep->height + 1);
+}
+
+static Memo memoized(Project *P, uint32_t m, int levels, bool relevance);
+
+/* ---- relevance: most imported modules (a stdlib, utilities) can say nothing */
+
+/* A "cuda" or 'cuda:0' string: a device, even in a module importing no torch. */
+static bool mentions_cuda(const char *src, uint32_t len)
+{
+    for (const char *p = src, *end = src + len; (p = memmem(p, (size_t)(end - p), "cuda", 4));
+         p += 4)
+        if (p > src && (p[-1] == '"' || p[-1] == '\'') && p + 4 < end &&
+            (p[4] == '"' || p[4] == '\'' || p[4] == ':'))
+            return true;   /* not 'cudarrl;' (an HTML entity) */
+    return false;
+}
+
+/* An import of a library whose names the facts know (torch, torchvision,
+ * transformers, ...): the module's own code can make a model or a loader. */
+static bool training_library(const char *module)
+{
+    static const char *const libs[] = {"transformers", "lightning", "pytorch_lightning", "timm",
+                                       "deepspeed", "accelerate", "peft", "bitsandbytes"};
+    if (strncmp(module, "torch", 5) == 0)
+        return true;
+    size_t n = strcspn(module, ".");
+    for (size_t i = 0; i < sizeof libs / sizeof libs[0]; i++)
+        if (strlen(libs[i]) == n && memcmp(module, libs[i], n) == 0)
+            return true;
+    return false;
+}
+
+typedef struct Scan { Importer *im; const char *p, *end; IdVec *imports; bool library; } Scan;
+
+static void skip_blanks(Scan *sc, bool newlines)
+{
+    while (sc->p < sc->end && (*sc->p == ' ' || *sc->p == '\t' || *sc->p == '\\' ||
+                               (newlines && (*sc->p == '\n' || *sc->p == '\r'))))
+        sc->p++;
+}
+
+/* A dotted name (with leading dots for a relative import) into buf. */
+static size_t scan_dotted(Scan *sc, char *buf, size_t cap)
+{
+    size_t n = 0;
+    while (sc->p < sc->end && n + 1 < cap &&
+           (*sc->p == '.' || *sc->p == '_' || (unsigned)((*sc->p | 0x20) - 'a') < 26u ||
+            (unsigned)(*sc->p - '0') < 10u || (unsigned char)*sc->p >= 0x80))
+        buf[n++] = *sc->p++;
+    buf[n] = 0;
+    return n;
+}
+
+static bool scan_word(Scan *sc, const char *w)
+{
+    size_t n = strlen(w);
+    if ((size_t)(sc->end - sc->p) <= n || memcmp(sc->p, w, n) != 0 ||
+        (sc->p[n] != ' ' && sc->p[n] != '\t' && sc->p[n] != '(' && sc->p[n] != '\\'))
+        return false;
+    sc->p += n;
+    skip_blanks(sc, false);
+    return true;
+}
+
+/* One imported module (or its submodule `name`), found and remembered. */
+static void scan_import(Scan *sc, const char *module, const char *name)
+{
+    char sub[512];
+    int64_t id = -1;
+    if (training_library(module)) {
+        sc->library = true;
+        return;
+    }
+    if (name && *name && snprintf(sub, sizeof sub, "%s%s%s", module,
+                                  module[strlen(module) - 1] == '.' ? "" : ".", name) <
+                             (int)sizeof sub)
+        id = find_module(sc->im, sub);
+    if (id < 0)
+        id = find_module(sc->im, module);
+    if (id >= 0)
+        id_push(sc->imports, (uint32_t)id);
+}
+
+/* from M import a, b as c | (a, b) | *   --   import a.b as c, d */
+static void scan_statement(Scan *sc)
+{
+    char module[512], name[256];
+    if (scan_word(sc, "from")) {
+        if (!scan_dotted(sc, module, sizeof module))
+            return;
+        skip_blanks(sc, false);
+        if (!scan_word(sc, "import"))
+            return;
+        bool paren = sc->p < sc->end && *sc->p == '(';
+        sc->p += paren;
+        for (;;) {
+            skip_blanks(sc, paren);
+            if (!scan_dotted(sc, name, sizeof name) && !(sc->p < sc->end && *sc->p == '*'))
+                break;
+            scan_import(sc, module, name);
+            skip_blanks(sc, paren);
+            if (scan_word(sc, "as"))
+                scan_dotted(sc, name, sizeof name), skip_blanks(sc, paren);
+            if (sc->p >= sc->end || *sc->p != ',')
+                break;
+            sc->p++;
+        }
+    } else if (scan_word(sc, "import")) {
+        for (;;) {
+            if (!scan_dotted(sc, module, sizeof module))
+                break;
+            scan_import(sc, module, NULL);
+            skip_blanks(sc, false);
+            if (scan_word(sc, "as"))
+                scan_dotted(sc, name, sizeof name), skip_blanks(sc, false);
+            if (sc->p >= sc->end || *sc->p != ',')
+                break;
+            sc->p++;
+            skip_blanks(sc, false);
+        }
+    }
+}
+
+/* Import statements found by their first word on a line: no parse. One
+ * missed (a `;` before it) only leaves its module unknown. */
+static void scan_imports(Scan *sc)
+{
+    while (sc->p < sc->end && !sc->library) {
+        while (sc->p < sc->end && (*sc->p == ' ' || *sc->p == '\t'))
+            sc->p++;
+        if (sc->p < sc->end && (*sc->p == 'f' || *sc->p == 'i'))
+            scan_statement(sc);
+        const char *nl = memchr(sc->p, '\n', (size_t)(sc->end - sc->p));
+        sc->p = nl ? nl + 1 : sc->end;
+    }
+}
+
+/* Reads module m once: whether it names torch, and else which modules its
+ * import lines name (a cheap scan, no parse). */
+static void scan_module(Project *P, uint32_t m)
+{
+    char *src;
+    uint32_t len;
+    const char *err;
+    Memo read = {0};
+    IdVec imports = {0};
+    id_push(&read.closure, m);
+    bool ok = read_source(P->mods[m].path, &src, &len, &err);
+    bool mentions = ok && mentions_cuda(src, len);
+    uint64_t hash = ok ? XXH3_64bits(src, len) : 0;
+    if (ok && !mentions) {
+        char *dir = parent_of(P->mods[m].path);
+        Importer im = {P, dir, root_of(P, dir), 0, &read};
+        Scan sc = {&im, src, src + len, &imports, false};
+        scan_imports(&sc);
+        mentions = sc.library;
+        free(dir);
+    }
+    if (ok)
+        free(src);
+    Module *M = &P->mods[m];
+    M->hash = hash;
+    M->hashed = true;
+    M->scanned = true;
+    M->mentions = mentions;
+    id_sort_unique(&imports);
+    id_sort_unique(&read.closure);
+    M->imports = imports;
+    M->scan_read = read.closure;
+}
+
+/* Can module m's summary with `levels` left say anything: does it, or a
+ * module it imports with one level less, name torch? */
+static Memo relevance_of(Project *P, uint32_t m, int levels)
+{
+    if (!P->mods[m].scanned)
+        scan_module(P, m);
+    Memo r = {0};
+    r.done = true;
+    r.height = 1;
+    id_append(&r.closure, &P->mods[m].scan_read);
+    r.relevant = P->mods[m].mentions;
+    for (uint32_t i = 0; !r.relevant && i < P->mods[m].imports.n; i++) {
+        uint32_t id = P->mods[m].imports.v[i];
+        Memo dep = memoized(P, id, levels - 1, true);
+        absorb(&r, &dep, memo_ref(id, levels - 1, true));
+        r.relevant = dep.relevant;
+    }
+    id_sort_unique(&r.closure);
+    return r;
+}
+
+/* ---- summaries ---------------------------------------------------------------------- */
+
+/* Reads, parses and summarises module m, its imports with levels - 1 left;
+ * a module that cannot say anything is not parsed. */
+static Memo analyse_module(Project *P, uint32_t m, int levels)
+{
+    Memo rel = memoized(P, m, levels, true);
+    if (!rel.relevant) {   /* what it read is what its relevance read */
+        Memo r = {0};
+        r.done = true;
+        r.cut = rel.cut;
+        r.height = rel.height;
+        id_push(&r.refs, memo_ref(m, levels, true));
+        return r;
+    }
+    Memo r = {0};
+    r.done = true;
+    r.relevant = true;
+    r.height = 1;   /* a module without imports: one level */
+    char *path = P->mods[m].path;
+    char *dir = parent_of(path);
+    Importer child = {P, dir, root_of(P, dir), levels - 1, &r};
+    id_push(&r.closure, m);
+    uint64_t hash;
+    r.summary = summarize_file(&child, path, &hash);
+    P->mods[m].hash = hash;
+    P->mods[m].hashed = true;
+    id_sort_unique(&r.closure);
+    free(dir);
+    return r;
+}
+
+/* A summary (or a relevance) of module m with `levels` left, memoized. */
+static Memo memoized(Project *P, uint32_t m, int levels, bool relevance)
+{
+    Module *M = &P->mods[m];
+    Memo *exact = relevance ? &M->rel_exact : &M->exact;
+    Memo *at = relevance ? M->rel_at : M->at;
+    if (exact->done && exact->height <= levels)
+        return *exact;
+    if (at[levels].done)
+        return at[levels];
+    if (levels == 0) {
+        Memo cut = {true, true, false, 0, NULL, {0}, {0}};
+        return cut;
+    }
+    Memo r = relevance ? relevance_of(P, m, levels) : analyse_module(P, m, levels);
+    M = &P->mods[m];   /* the table may have grown */
+    exact = relevance ? &M->rel_exact : &M->exact;
+    at = relevance ? M->rel_at : M->at;
+    if (r.cut) {
+        at[levels] = r;
+    } else if (!exact->done) {
+        *exact = r;
+    } else {   /* an exact one computed meanwhile: the same facts */
+        project_summary_free(r.summary);
+        free(r.closure.v);
+        free(r.refs.v);
+        return *exact;
+    }
+    return r;
+}
+
+static Memo module_memo(Project *P, uint32_t m, int levels) { return memoized(P, m, levels, false); }
+
+/* One import of the importing file: its module's summary at one level less. */
+static void view_add(Importer *im, const Ir *ir, ProjectView *view, uint32_t *cap,
+                     const char *text, int64_t mod, bool star)
+{
+    if (mod < 0)
+        return;
+    for (uint32_t i = 0; i < view->n; i++)
+        if (view->v[i].star == star && strcmp(view->v[i].module, text) == 0)
+            return;
+    Memo r = module_memo(im->P, (uint32_t)mod, im->levels);
+    absorb(im->into, &r, memo_ref((uint32_t)mod, im->levels, false));
+    if (!r.summary)
+        return;
+    if (view->n == *cap) {
+        uint32_t n = *cap ? *cap * 2 : 8;
+        ProjectImport *v = arena_alloc(ir->syn->arena, n * sizeof *v);
+        if (view->n)
+            memcpy(v, view->v, view->n * sizeof *v);
+        view->v = v;
+        *cap = n;
+    }
+    ProjectImport p = {text, r.summary, star};
+    view->v[view->n++] = p;
+}
+
+/* `from M import name` names the submodule M.name when there is one, else
+ * a name M exports. */
+static void resolve_request(Importer *im, const Ir *ir, const ImportRequest *q,
+                            ProjectView *view, uint32_t *cap)
+{
+    if (q->name && !q->star) {
+        size_t ml = strlen(q->module);
+        const char *sub = arena_printf(ir->syn->arena, "%s%s%s", q->module,
+                                       q->module[ml - 1] == '.' ? "" : ".", q->name);
+        int64_t id = find_module(im, sub);
+        if (id >= 0) {
+            view_add(im, ir, view, cap, sub, id, false);
+            return;
+        }
+    }
+    view_add(im, ir, view, cap, q->module, find_module(im, q->module), q->star);
+}
+
+/* A library is never a module of the project: `import torch` is not looked
+ * for beside the script (nobody shadows torch), so a script importing only
+ * libraries costs no probe. */
+static void resolve_requests(Importer *im, const Ir *ir, const ImportRequestVec *reqs,
+                             ProjectView *view)
+{
+    uint32_t cap = 0;
+    for (uint32_t i = 0; i < reqs->n; i++)
+        if (!training_library(reqs->v[i].module))
+            resolve_request(im, ir, &reqs->v[i], view, &cap);
+}
+
+static void resolve_hook(void *ctx, const Ir *ir, ProjectView *view)
+{
+    ImportRequestVec reqs;
+    ir_project_imports(ir, &reqs);
+    resolve_requests(ctx, ir, &reqs, view);
+}
+
+static bool names_project_candidate(const ImportRequestVec *reqs)
+{
+    for (uint32_t i = 0; i < reqs->n; i++)
+        if (!training_library(reqs->v[i].module))
+            return true;
+    return false;
+}
+
+/* ---- the linted file --------------------------------------------------------------------- */
+
+static void linted_hook(void *ctx, const Ir *ir, ProjectView *view)
+{
+    ProjectRequest *r = ctx;
+    Project *P = r->P;
+    ImportRequestVec reqs;
+    ir_project_imports(ir, &reqs);
+    if (!names_project_candidate(&reqs))
+        return;
+    char *abs = absolute_path(r->path);
+    if (!abs)
+        return;   /* no directory to resolve from: imports stay unknown */
+    char *dir = parent_of(abs);
+    free(abs);
+    pthread_mutex_lock(&P->lock);
+    Importer im = {P, dir, root_of(P, dir), MAX_IMPORT_DEPTH, &r->reads};
+    resolve_requests(&im, ir, &reqs, view);
+    pthread_mutex_unlock(&P->lock);
+    free(dir);
+}
+
+ProjectRequest *project_request_new(Project *p, const char *path)
+{
+    ProjectRequest *r = calloc(1, sizeof *r);
+    if (!r)
+        abort();
+    r->P = p;
+    r->path = path;
+    return r;
+}
+
+IrProjectHook project_hook(ProjectRequest *r)
+{
+    IrProjectHook h = {linted_hook, r};
+    return h;
+}
+
+/* The memo a ref names, as memoized() found it. */
+static const Memo *memo_of(const Project *P, uint32_t ref)
+{
+    const Module *M = &P->mods[ref >> 4];
+    int levels = ref >> 1 & 7;
+    bool rel = ref & 1;
+    const Memo *exact = rel ? &M->rel_exact : &M->exact;
+    return exact->done && exact->height <= levels ? exact : rel ? &M->rel_at[levels] : &M->at[levels];
+}
+
+/* Every module and absent path below `top`, each ref visited once. */
+static void flatten(const Project *P, const Memo *top, IdVec *out)
+{
+    uint8_t *seen = calloc((size_t)P->nmods << 4, 1);
+    IdVec stack = {0};
+    if (!seen)
+        abort();
+    id_append(out, &top->closure);
+    id_append(&stack, &top->refs);
+    while (stack.n) {
+        uint32_t ref = stack.v[--stack.n];
+        if (seen[ref])
+            continue;
+        seen[ref] = 1;
+        const Memo *m = memo_of(P, ref);
+        id_append(out, &m->closure);
+        id_append(&stack, &m->refs);
+    }
+    free(seen);
+    free(stack.v);
+    id_sort_unique(out);
+}
+
+void project_request_deps(const ProjectRequest *r, Buf *out)
+{
+    Project *P = r->P;
+    if (!r->reads.closure.n && !r->reads.refs.n)
+        return;
+    pthread_mutex_lock(&P->lock);
+    IdVec all = {0};
+    flatten(P, &r->reads, &all);
+    for (uint32_t i = 0; i < all.n; i++) {
+        uint32_t id = all.v[i];
+        if (id & ABSENT_BIT)
+            buf_printf(out, "N %016llx %s\n", 0ull, P->probes[id & ~ABSENT_BIT].path);
+        else
+            buf_printf(out, "F %016llx %s\n", (unsigned long long)P->mods[id].hash,
+                       P->mods[id].path);
+    }
+    free(all.v);
+    pthread_mutex_unlock(&P->lock);
+}
+
+void project_request_free(ProjectRequest *r)
+{
+    if (!r)
+        return;
+    free(r->reads.closure.v);
+    free(r->reads.refs.v);
+    free(r);
+}
+
+/* ---- cache entries ----------------------------------------------------------------------- */
+
+static uint64_t current_file_hash(Project *P, const char *path)
+{
+    uint32_t m = module_id(P, path);
+    if (!P->mods[m].hashed) {
+        char *src;
+        uint32_t len;
+        const char *err;
+        bool ok = read_source(path, &src, &len, &err);
+        P->mods[m].hash = ok ? XXH3_64bits(src, len) : 0;
+        if (ok)
+            free(src);
+        P->mods[m].hashed = true;
+    }
+    return P->mods[m].hash;
+}
+
+static bool dep_current(Project *P, const char *line, size_t len)
+{
+    if (len < 20 || (line[0] != 'F' && line[0] != 'N') || line[1] != ' ' || line[18] != ' ')
+        return false;
+    char hex[17], *end;
+    memcpy(hex, line + 2, 16);
+    hex[16] = 0;
+    unsigned long long want = strtoull(hex, &end, 16);
+    char *path = strndup(line + 19, len - 19);
+    if (!path)
+        abort();
+    uint64_t now;
+    if (line[0] == 'F') {
+        now = current_file_hash(P, path);
+    } else {   /* still absent */
+        now = probe_kind(P, path) == PATH_NONE ? 0 : 1;
+    }
+    free(path);
+    return *end == 0 && now == want;
+}
+
+bool project_deps_current(Project *P, const char *deps, size_t len)
+{
+    bool ok = true;
+    pthread_mutex_lock(&P->lock);
+    for (const char *p = deps, *end = deps + len; ok && p < end;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl)
+            ok = false;
+        else
+            ok = dep_current(P, p, (size_t)(nl - p));
+        p = nl ? nl + 1 : end;
+    }
+    pthread_mutex_unlock(&P->lock);
+    return ok;
+}
+
+/* ---- the run ----------------------------------------------------------------------------- */
+
+/* The longest common directory of the inputs (each a file's directory or a
+ * directory itself). */
+static char *common_root(char **inputs, int n)
+{
+    char *root = NULL;
+    for (int i = 0; i < n; i++) {
+        char *abs = absolute_path(inputs[i]);
+        if (!abs)
+            continue;
+        DIR *d = opendir(abs);
+        char *dir = d ? xstrdup(abs) : parent_of(abs);
+        if (d)
+            closedir(d);
+        free(abs);
+        while (root && !is_within(dir, root)) {
+            char *up = parent_of(root);
+            free(root);
+            root = up;
+        }
+        if (!root)
+            root = xstrdup(dir);
+        free(dir);
+    }
+    return root;
+}
+
+Project *project_new(char **inputs, int ninputs)
+{
+    Project *P = calloc(1, sizeof *P);
+    if (!P)
+        abort();
+    pthread_mutex_init(&P->lock, NULL);
+    P->inputs = inputs;   /* the command line's: they outlive the run */
+    P->ninputs = ninputs;
+    return P;
+}
+
+static void memo_free(Memo *m)
+{
+    project_summary_free(m->summary);
+    free(m->closure.v);
+    free(m->refs.v);
+}
+
+void project_free(Project *P)
+{
+    if (!P)
+        return;
+    for (uint32_t i = 0; i < P->nmods; i++) {
+        memo_free(&P->mods[i].exact);
+        memo_free(&P->mods[i].rel_exact);
+        free(P->mods[i].imports.v);
+        free(P->mods[i].scan_read.v);
+        for (int k = 0; k <= MAX_IMPORT_DEPTH; k++) {
+            memo_free(&P->mods[i].at[k]);
+            memo_free(&P->mods[i].rel_at[k]);
+        }
+        free(P->mods[i].path);
+    }
+    for (uint32_t i = 0; i < P->nprobes; i++)
+        free(P->probes[i].path);
+    free(P->mods);
+    free(P->probes);
+    free(P->probe_map.slots);
+    free(P->mod_map.slots);
+    free(P->inputs_root);
+    pthread_mutex_destroy(&P->lock);
+    free(P);
+}

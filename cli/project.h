@@ -1,0 +1,41 @@
+/* The project, the CLI's half: where a linted file's imports live on disk.
+ *
+ * A file's package root is the nearest directory at or above it holding
+ * pyproject.toml, setup.py, setup.cfg or .git, else the common root of the
+ * inputs. Its imports resolve the way `python file.py` would: the file's own
+ * directory first, then the package root; relative imports from its
+ * directory, never above the root. Each project module is parsed once per
+ * run and reduced to a summary of its exports (ir/project.h); modules it
+ * imports are summarised first, up to a depth and count bound, an import
+ * cycle cut where it closes. Thread-safe: one lock around the per-run tables.
+ *
+ * What a file's facts read (modules, with the hash of their bytes, and the
+ * directories looked in, with the hash of their listing) goes into its cache
+ * entry; a later run replays the entry only if all of them are unchanged. */
+#ifndef PFC_CLI_PROJECT_H
+#define PFC_CLI_PROJECT_H
+#include "../base/buf.h"
+#include "../ir/project.h"
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct Project Project;
+typedef struct ProjectRequest ProjectRequest;
+
+/* The inputs as given on the command line: their common directory is the
+ * root of files with no marker above them. */
+Project *project_new(char **inputs, int ninputs);
+void project_free(Project *p);   /* NULL is fine */
+
+/* One analysis of the file at `path`: pass project_hook(req) to
+ * ir_build_in_project; the summaries it reads live until project_request_free. */
+ProjectRequest *project_request_new(Project *p, const char *path);
+IrProjectHook project_hook(ProjectRequest *r);
+/* What the facts read, as cache-entry text ("F|D <hash> <path>" lines). */
+void project_request_deps(const ProjectRequest *r, Buf *out);
+void project_request_free(ProjectRequest *r);   /* NULL is fine */
+
+/* Are the modules and directories a cache entry lists still as they were? */
+bool project_deps_current(Project *p, const char *deps, size_t len);
+
+#endif

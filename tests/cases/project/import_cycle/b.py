@@ -1,0 +1,5 @@
+from a import Net
+
+
+def helper():
+    return Net()

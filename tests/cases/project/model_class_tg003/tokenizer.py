@@ -1,0 +1,3 @@
+class Tokenizer:
+    def eval(self):
+        return self

@@ -1,0 +1,19 @@
+# DropNet (model.py) has dropout: eval() never undone in the loop (TG006).
+import torch
+import torch.nn.functional as F
+from model import DropNet
+
+model = DropNet()
+opt = torch.optim.Adam(model.parameters())
+val_x, val_y = torch.randn(256, 64), torch.randint(0, 4, (256,))
+
+model.train()
+for step in range(1000):
+    x, y = torch.randn(32, 64), torch.randint(0, 4, (32,))
+    opt.zero_grad()
+    F.cross_entropy(model(x), y).backward()
+    opt.step()
+    if step % 100 == 0:
+        model.eval()
+        with torch.no_grad():
+            print(step, F.cross_entropy(model(val_x), val_y).item())

@@ -1,0 +1,11 @@
+# GPT re-exported by pkg/models/__init__.py: TG003.
+import torch
+from ..models import GPT
+
+model = GPT()
+model.load_state_dict(torch.load("model.pt"))
+model.eval()
+
+x_test = torch.load("x_test.pt")
+logits = model(x_test)
+torch.save(logits.argmax(dim=-1), "preds.pt")

@@ -1,0 +1,11 @@
+# Net comes from `from .models import *` (in __all__): TG003.
+import torch
+from .models import *
+
+model = Net()
+model.load_state_dict(torch.load("model.pt"))
+model.eval()
+
+x_test = torch.load("x_test.pt")
+logits = model(x_test)
+torch.save(logits.argmax(dim=-1), "preds.pt")

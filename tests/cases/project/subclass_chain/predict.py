@@ -1,0 +1,11 @@
+# Classifier is an nn.Module through Backbone: TG003.
+import torch
+from classifier import Classifier
+
+model = Classifier()
+model.load_state_dict(torch.load("model.pt"))
+model.eval()
+
+x_test = torch.load("x_test.pt")
+logits = model(x_test)
+torch.save(logits.argmax(dim=-1), "preds.pt")
