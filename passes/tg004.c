@@ -148,12 +148,25 @@ static bool feeds_training(const Analysis *an, uint32_t origin)
     return false;
 }
 
-/* A dataset of tensors already on the GPU: DataLoader(TensorDataset(x.cuda(), ...)). */
-static bool dataset_on_device(const IrFunction *f, const IrValue *loader)
+/* DataLoader(TensorDataset(...), ...): the dataset is tensors in memory, so a
+ * batch costs indexing and stacking only (RULES: a note at most). */
+static bool in_memory_tensors(const Analysis *an, const IrFunction *f, const IrValue *loader)
 {
     if (loader->nargs < 2 || (loader->kwnames && loader->kwnames[1]))
         return false;
-    const IrValue *ds = &f->values.v[loader->args[1]];
+    const IrValue *ds = &f->values.v[ir_resolve(f, loader->args[1])];
+    return ds->op == IR_CALL && ds->nargs &&
+           (an_qual_is(an, f->values.v[ds->args[0]].qual, "torch.utils.data.TensorDataset") ||
+            an_qual_is(an, f->values.v[ds->args[0]].qual, "torch.utils.data.dataset.TensorDataset"));
+}
+
+/* A dataset of tensors already on the GPU: DataLoader(TensorDataset(x.cuda(), ...)). */
+static bool dataset_on_device(const Analysis *an, const IrFunction *f, const IrValue *loader)
+{
+    (void)an;
+    if (loader->nargs < 2 || (loader->kwnames && loader->kwnames[1]))
+        return false;
+    const IrValue *ds = &f->values.v[ir_resolve(f, loader->args[1])];
     if (ds->op != IR_CALL)
         return (ds->roles & ROLE_CUDA) != 0;
     for (uint32_t i = 1; i < ds->nargs; i++)
@@ -282,7 +295,7 @@ static void report_helper_loader(RuleCtx *c, const IrFunction *f, const IrValue 
     uint32_t q = f->values.v[v->args[0]].qual;
     const ProjectExport *e = ir_project_export(c->ir, q);
     if (!e || e->kind != EXPORT_FUNCTION || !(e->flags & EXPORT_STARVED_LOADER) ||
-        dataset_on_device(f, v) || !feeds_training(c->an, v->origin))
+        dataset_on_device(c->an, f, v) || !feeds_training(c->an, v->origin))
         return;
     uint32_t len;
     const char *name = intern_str(&c->S->names, q, &len);
@@ -317,7 +330,7 @@ void rule_tg004(RuleCtx *c)
             ValueId workers = (ValueId)w;
             if (workers && !an_is_const_zero(an, f, workers))
                 continue;
-            if (dataset_on_device(f, v) || !feeds_training(an, v->origin))
+            if (dataset_on_device(an, f, v) || !feeds_training(an, v->origin))
                 continue;
             ValueId pin_arg = kwarg(v, an->n_pin_memory);
             bool pin = pin_arg && !is_false(c->S, f, pin_arg);
@@ -325,11 +338,15 @@ void rule_tg004(RuleCtx *c)
                                      ? "; batches move with non_blocking=True but pin_memory is "
                                        "not set, so those copies are synchronous anyway"
                                      : "";
-            Finding *fd = rule_report(c, v->node, SEV_WARNING,
+            bool light = in_memory_tensors(an, f, v);
+            Finding *fd = rule_report(c, v->node, light ? SEV_NOTE : SEV_WARNING,
                         arena_printf(c->A,
-                                     "this DataLoader feeds a GPU training loop with %s: one "
-                                     "CPU thread loads and collates every batch while the GPU "
-                                     "waits%s",
+                                     light ? "this DataLoader over an in-memory TensorDataset feeds "
+                                             "a GPU training loop with %s: each batch is only "
+                                             "indexed and stacked on the main thread%s"
+                                           : "this DataLoader feeds a GPU training loop with %s: one "
+                                             "CPU thread loads and collates every batch while the "
+                                             "GPU waits%s",
                                      workers ? "num_workers=0" : "the default num_workers=0",
                                      remark),
                         "pass `num_workers=min(8, os.cpu_count())`, `pin_memory=True` and "
