@@ -405,6 +405,22 @@ static bool stores_into_receiver(const Syntax *S, uint32_t method)
     return name_in_list(S, method, stores);
 }
 
+static bool cuts_graph(RuleCtx *c, const IrFunction *f, const IrValue *v)
+{
+    static const char *const cutting[] = {"detach", "item", "tolist", "numpy", "argmax",
+                                          "argmin", NULL};
+    static const char *const cutting_functions[] = {"torch.argmax", "torch.argmin",
+                                                    "builtins.float", "builtins.int", NULL};
+    if (v->op == IR_COMPARE)
+        return true;
+    if (v->op != IR_CALL || !v->nargs)
+        return false;
+    const IrValue *callee = &f->values.v[v->args[0]];
+    if (callee->op == IR_ATTR && callee->nargs && name_in_list(c->S, callee->name, cutting))
+        return true;
+    return callee->qual && name_in_list(c->S, callee->qual, cutting_functions);
+}
+
 /* The values derived from `from`: through operations (an_reaches_backward's
  * closure) and also into the containers they are put in, so that a graph
  * kept in a list and returned with it is seen leaving. */
@@ -416,7 +432,10 @@ static uint8_t *derived_values(RuleCtx *c, const IrFunction *f, ValueId from)
         changed = 0;
         for (uint32_t i = 1; i < f->values.n; i++) {
             const IrValue *v = &f->values.v[i];
-            for (uint32_t a = 0; !reach[i] && a < v->nargs; a++)
+            /* argmax, .item(), .detach(), a comparison: no graph goes on
+             * (`actions` picked from a teacher's q-values do not train it) */
+            bool carries = !cuts_graph(c, f, v);
+            for (uint32_t a = 0; carries && !reach[i] && a < v->nargs; a++)
                 if (reach[v->args[a]])
                     reach[i] = 1, changed = 1;
             if (!reach[i])
@@ -435,9 +454,10 @@ static uint8_t *derived_values(RuleCtx *c, const IrFunction *f, ValueId from)
     return reach;
 }
 
-/* Does a value derived from `from` feed a backward, get stored on an object,
- * or leave the function? GRAPH_ESCAPES here: returned or yielded. */
-static GraphUse graph_use_in(RuleCtx *c, const IrFunction *f, ValueId from)
+/* Does a value derived from `from` feed a backward, get stored on an object
+ * (when `stores` count), or leave the function? GRAPH_ESCAPES here:
+ * returned or yielded. */
+static GraphUse graph_use_in(RuleCtx *c, const IrFunction *f, ValueId from, bool stores)
 {
     const uint8_t *reach = derived_values(c, f, from);
     GraphUse use = GRAPH_UNUSED;
@@ -445,7 +465,7 @@ static GraphUse graph_use_in(RuleCtx *c, const IrFunction *f, ValueId from)
         if (!reach[i] || i == from)
             continue;   /* a call's own effects are not a use of its result */
         const IrValue *v = &f->values.v[i];
-        if ((v->flags & IRV_BACKWARD_RECV) || v->op == IR_STORE_ATTR)
+        if ((v->flags & IRV_BACKWARD_RECV) || (stores && v->op == IR_STORE_ATTR))
             return GRAPH_USED;
         if (v->op == IR_CALL && v->nargs &&
             (an_value_effects(c->an, f, i) & (EFF_BACKWARD | EFF_AUTOGRAD)))
@@ -459,7 +479,7 @@ static GraphUse graph_use_in(RuleCtx *c, const IrFunction *f, ValueId from)
 /* What the in-file callers of function fi do with its result; ESCAPES when
  * there is none (it is called from outside the file) or the chain of callers
  * returning it is too long to follow. */
-static GraphUse callers_use(RuleCtx *c, int fi, int depth)
+static GraphUse callers_use(RuleCtx *c, int fi, int depth, bool stores)
 {
     if (fi <= 0 || depth > 3)
         return GRAPH_ESCAPES;
@@ -472,9 +492,9 @@ static GraphUse callers_use(RuleCtx *c, int fi, int depth)
             if (v->op != IR_CALL || !v->nargs || ir_callee_function(c->ir, g, v->args[0]) != fi)
                 continue;
             called = true;
-            GraphUse u = graph_use_in(c, g, i);
+            GraphUse u = graph_use_in(c, g, i, stores);
             if (u == GRAPH_ESCAPES)
-                u = callers_use(c, (int)gi, depth + 1);
+                u = callers_use(c, (int)gi, depth + 1, stores);
             if (u == GRAPH_USED)
                 return GRAPH_USED;
             if (u == GRAPH_ESCAPES)
@@ -486,8 +506,16 @@ static GraphUse callers_use(RuleCtx *c, int fi, int depth)
 
 GraphUse fix_graph_use(RuleCtx *c, const IrFunction *f, ValueId v)
 {
-    GraphUse use = graph_use_in(c, f, v);
-    return use == GRAPH_ESCAPES ? callers_use(c, (int)(f - c->ir->funcs.v), 0) : use;
+    GraphUse use = graph_use_in(c, f, v, true);
+    return use == GRAPH_ESCAPES ? callers_use(c, (int)(f - c->ir->funcs.v), 0, true) : use;
+}
+
+bool graph_backpropagated(RuleCtx *c, const IrFunction *f, ValueId v)
+{
+    GraphUse use = graph_use_in(c, f, v, false);
+    if (use == GRAPH_ESCAPES)
+        use = callers_use(c, (int)(f - c->ir->funcs.v), 0, false);
+    return use == GRAPH_USED;
 }
 
 FixContext *passes_fix_contexts(Syntax *S, const Ir *ir)

@@ -55,5 +55,9 @@ bool fix_is_tensor(RuleCtx *c, const IrFunction *f, ValueId v);
  * see). */
 typedef enum GraphUse { GRAPH_UNUSED, GRAPH_USED, GRAPH_ESCAPES } GraphUse;
 GraphUse fix_graph_use(RuleCtx *c, const IrFunction *f, ValueId v);
+/* Is what is derived from v backpropagated (backward(), autograd.grad,
+ * accelerator.backward), here or by an in-file caller it is returned to? Then
+ * keeping its graph is the point (TG001), and a loop making it trains (TG003). */
+bool graph_backpropagated(RuleCtx *c, const IrFunction *f, ValueId v);
 
 #endif

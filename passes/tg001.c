@@ -35,11 +35,12 @@ static const char *node_text(RuleCtx *c, uint32_t node, uint32_t max)
     return arena_strndup(c->A, c->S->src + a, b - a);
 }
 
-/* The kept graph is used on purpose: backpropagated later (returning it does
- * not count: the memory is held while the loop runs). */
-static bool consumed(const Analysis *an, const IrFunction *f, ValueId v)
+/* The kept graph is used on purpose: backpropagated later, here or by the
+ * in-file callers it is returned to (a forward-like helper that collects
+ * per-step outputs and stacks them for the loss). */
+static bool consumed(RuleCtx *c, const IrFunction *f, ValueId v)
 {
-    return an_reaches_backward(an, f, v);
+    return graph_backpropagated(c, f, v);
 }
 
 /* Does a backward() run in an iteration of any loop the container survives?
@@ -303,7 +304,7 @@ static void check_container_store(RuleCtx *c, const IrFunction *f, ValueId i)
     if (k->attach != ATT_ATTACHED || (k->roles & ROLE_PARAM))
         return;   /* keeping parameters themselves costs nothing */
     BlockId h = loop_survived(f, v->block, recv);
-    if (!h || cleared_in_loop(an, f, recv, h) || consumed(an, f, recv) || walks_model(an, f, h) ||
+    if (!h || cleared_in_loop(an, f, recv, h) || consumed(c, f, recv) || walks_model(an, f, h) ||
         overwrites_one_key(f, v) || !graph_made_in_loop(f, kept, h, 0))
         return;
     bool backward = backward_during_lifetime(an, f, h, recv);
@@ -358,7 +359,7 @@ static void check_accumulator(RuleCtx *c, const IrFunction *f, ValueId i)
             continue;   /* not a variable carried around a loop */
         if (!an_in_loop(f, v->block, p->block) || !flows_into(f, acc, i, 0))
             continue;
-        if (added->attach != ATT_ATTACHED || consumed(c->an, f, i) ||
+        if (added->attach != ATT_ATTACHED || consumed(c, f, i) ||
             reset_in_loop(f, acc, p->block, 0))
             return;
         uint32_t len;

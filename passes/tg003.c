@@ -238,7 +238,7 @@ static void check_function(RuleCtx *c, const IrFunction *f, uint32_t fe)
          * backward() after it trains */
         bool eval_loop = h && !done.loops[h] && iterates_data(an, f, h) &&
                          !(an_loop_effects(an, f, h) & (EFF_BACKWARD | EFF_AUTOGRAD)) &&
-                         !an_reaches_backward(an, f, i);
+                         !graph_backpropagated(c, f, i);
         bool eval_region = eval_mode && !region_trains && !done.eval_region;
         if (!named && !eval_region && !eval_loop)
             continue;
