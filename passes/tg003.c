@@ -202,7 +202,10 @@ static bool iterates_data(const Analysis *an, const IrFunction *f, BlockId h)
 static bool model_call(const Analysis *an, const IrFunction *f, ValueId i)
 {
     const IrValue *v = &f->values.v[i];
+    /* a call whose output is dropped (a calibration pass for observers or
+     * BatchNorm statistics) frees its graph at once: nothing is kept */
     return v->op == IR_CALL && v->grad == GRAD_ENABLED && !(v->flags & IRV_GRAD_FORCED) &&
+           !(v->flags & IRV_STMT) &&
            (an_value_effects(an, f, i) & EFF_MODEL_CALL) &&
            (f->values.v[v->args[0]].roles & ROLE_MODEL);
 }
@@ -261,8 +264,13 @@ void rule_tg003(RuleCtx *c)
         const IrFunction *f = &c->ir->funcs.v[fi];
         if (f->entry_grad == GRAD_DISABLED || an_runs_without_grad(c->an, fi))
             continue;
-        /* model code runs under its caller's grad mode; unit tests evaluate nothing */
-        if (an_context(an, f) != CTX_OTHER)
+        /* model code runs under its caller's grad mode; unit tests evaluate
+         * nothing; a method of an nn.Module (`predict`, Lightning's
+         * validation_step) runs under the grad mode its caller chose, unless
+         * it switches to eval mode itself: then it is an evaluation routine */
+        if (an_context(an, f) != CTX_OTHER ||
+            (f->class_index >= 0 && c->ir->classes.v[f->class_index].is_module &&
+             !(an->effects[fi] & EFF_EVAL)))
             continue;
         check_function(c, f, an->effects[fi]);
     }
