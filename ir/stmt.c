@@ -541,6 +541,16 @@ static GradMode grad_mode_of_context(Lowerer *L, ValueId ctx, GradMode current)
     return current;
 }
 
+static bool qual_is(const Lowerer *L, uint32_t qual, const char *s);
+
+static bool is_set_grad_enabled(Lowerer *L, ValueId call)
+{
+    const IrFunction *f = ir_cur_fn(L);
+    const IrValue *v = &f->values.v[call];
+    return v->op == IR_CALL && v->nargs &&
+           qual_is(L, f->values.v[v->args[0]].qual, "torch.set_grad_enabled");
+}
+
 static bool is_enable_grad(Lowerer *L, ValueId ctx)
 {
     const IrFunction *f = ir_cur_fn(L);
@@ -620,6 +630,10 @@ static void lower_simple(Lowerer *L, uint32_t id)
     case N_EXPR_STMT: {
         ValueId v = ir_lower_expr(L, node_kid_id(L->S, n, 0));
         ir_cur_fn(L)->values.v[v].flags |= IRV_STMT;
+        /* `torch.set_grad_enabled(False)` as a statement: the mode holds
+         * for what follows (until the enclosing with-block, if any, ends) */
+        if (is_set_grad_enabled(L, v))
+            L->fs->grad = grad_mode_of_context(L, v, L->fs->grad);
         return;
     }
     case N_ASSIGN: {

@@ -79,9 +79,39 @@ static uint32_t own_effects(const Analysis *an, const IrFunction *f, const IrVal
         return v->nargs == 1 && maybe_model(&f->values.v[r]) ? EFF_EVAL : 0;
     if (an_method_call(f, v, an->n_train, &r))   /* it only ends eval regions: lenient */
         return may_train(&f->values.v[r]) ? EFF_TRAIN : 0;
-    if (callee->roles & ROLE_MODEL && !(callee->roles & (ROLE_SOFTMAX | ROLE_SIGMOID)))
+    if (an_runs_model(an, f, v))
         return EFF_MODEL_CALL;
     return 0;
+}
+
+/* Methods of a model class pfc cannot read that run its forward, by the
+ * names RL agents, encoders and Lightning modules give them. */
+static const char *const forward_like_methods[] = {
+    "forward", "get_action", "get_value", "get_action_and_value", "act", "predict", "encode",
+    "decode", "validation_step", "test_step", "predict_step", NULL};
+
+extern int ir_callee_function(const Ir *ir, const IrFunction *f, ValueId callee);
+
+bool an_runs_model(const Analysis *an, const IrFunction *f, const IrValue *v)
+{
+    if (v->op != IR_CALL || !v->nargs)
+        return false;
+    const IrValue *callee = &f->values.v[v->args[0]];
+    if (callee->roles & ROLE_MODEL)
+        return !(callee->roles & (ROLE_SOFTMAX | ROLE_SIGMOID));
+    if (callee->op != IR_ATTR || !callee->nargs)
+        return false;
+    const IrValue *recv = &f->values.v[callee->args[0]];
+    if (!(recv->roles & ROLE_MODEL) || (recv->roles & (ROLE_SOFTMAX | ROLE_SIGMOID)))
+        return false;
+    /* agent.get_action(obs): an in-file method says by what it runs; one
+     * pfc cannot read, by its name */
+    if (ir_callee_function(an->ir, f, v->args[0]) >= 0)
+        return false;   /* its own effects (a model call inside) count instead */
+    for (const char *const *m = forward_like_methods; *m; m++)
+        if (an_qual_is(an, callee->name, *m))
+            return true;
+    return false;
 }
 
 extern int ir_callee_function(const Ir *ir, const IrFunction *f, ValueId callee);

@@ -52,6 +52,10 @@ bool an_backward_before_train(const Analysis *an, Arena *A, const IrFunction *f,
  * through callers that run without grad)? */
 bool an_runs_without_grad(const Analysis *an, uint32_t fi);
 
+/* Does call v run a model's forward: the model itself, a submodule of it or
+ * one of its own methods (`agent.get_action(obs)`, `model.network(batch)`)? */
+bool an_runs_model(const Analysis *an, const IrFunction *f, const IrValue *v);
+
 /* The code context of a function (see CodeContext). */
 CodeContext an_context(const Analysis *an, const IrFunction *f);
 /* Names for debugging dumps: "model", "test", "other"; an EFF_* bit's

@@ -206,8 +206,7 @@ static bool model_call(const Analysis *an, const IrFunction *f, ValueId i)
      * BatchNorm statistics) frees its graph at once: nothing is kept */
     return v->op == IR_CALL && v->grad == GRAD_ENABLED && !(v->flags & IRV_GRAD_FORCED) &&
            !(v->flags & IRV_STMT) &&
-           (an_value_effects(an, f, i) & EFF_MODEL_CALL) &&
-           (f->values.v[v->args[0]].roles & ROLE_MODEL);
+           (an_value_effects(an, f, i) & EFF_MODEL_CALL) && an_runs_model(an, f, v);
 }
 
 /* Which regions of one function were reported: the function as a whole, the
