@@ -74,3 +74,37 @@ const char *intern_str(const Interner *in, uint32_t id, uint32_t *len)
     *len = in->by_id.v[id]->len;
     return in->by_id.v[id]->s;
 }
+
+bool intern_is(const Interner *in, uint32_t id, const char *s)
+{
+    uint32_t len;
+    const char *q = intern_str(in, id, &len);
+    return id && strlen(s) == len && memcmp(q, s, len) == 0;
+}
+
+bool intern_has_prefix(const Interner *in, uint32_t id, const char *prefix)
+{
+    uint32_t len;
+    const char *q = intern_str(in, id, &len);
+    size_t n = strlen(prefix);
+    return id && len >= n && memcmp(q, prefix, n) == 0;
+}
+
+bool intern_has_suffix(const Interner *in, uint32_t id, const char *suffix)
+{
+    uint32_t len;
+    const char *q = intern_str(in, id, &len);
+    size_t n = strlen(suffix);
+    return id && len >= n && memcmp(q + len - n, suffix, n) == 0;
+}
+
+bool intern_contains(const Interner *in, uint32_t id, const char *part)
+{
+    uint32_t len;
+    const char *q = intern_str(in, id, &len);
+    size_t n = strlen(part);
+    for (uint32_t i = 0; id && i + n <= len; i++)
+        if (memcmp(q + i, part, n) == 0)
+            return true;
+    return false;
+}

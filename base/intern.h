@@ -4,6 +4,7 @@
 #ifndef PFC_INTERN_H
 #define PFC_INTERN_H
 #include "arena.h"
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Names every file knows in advance, with fixed ids (1-based, 0 means "none"). */
@@ -31,5 +32,11 @@ typedef struct Interner {
 void intern_init(Interner *in, Arena *arena);
 uint32_t intern(Interner *in, const char *s, uint32_t len);
 const char *intern_str(const Interner *in, uint32_t id, uint32_t *len);
+/* Tests of an interned string against a C string (false for id 0), so that
+ * every pass compares names the same way. */
+bool intern_is(const Interner *in, uint32_t id, const char *s);
+bool intern_has_prefix(const Interner *in, uint32_t id, const char *prefix);
+bool intern_has_suffix(const Interner *in, uint32_t id, const char *suffix);
+bool intern_contains(const Interner *in, uint32_t id, const char *part);
 
 #endif

@@ -81,30 +81,16 @@ static Attach attach_any(Attach a, Attach b)
     return a;
 }
 
-static bool str_is(const Syntax *S, uint32_t id, const char *s)
-{
-    uint32_t len;
-    const char *q = intern_str(&S->names, id, &len);
-    return id && strlen(s) == len && memcmp(q, s, len) == 0;
-}
+static bool str_is(const Syntax *S, uint32_t id, const char *s) { return intern_is(&S->names, id, s); }
 
 static bool str_prefix(const Syntax *S, uint32_t id, const char *p)
 {
-    uint32_t len;
-    const char *q = intern_str(&S->names, id, &len);
-    size_t n = strlen(p);
-    return id && len >= n && memcmp(q, p, n) == 0;
+    return intern_has_prefix(&S->names, id, p);
 }
 
 static bool str_contains(const Syntax *S, uint32_t id, const char *p)
 {
-    uint32_t len;
-    const char *q = intern_str(&S->names, id, &len);
-    size_t n = strlen(p);
-    for (uint32_t i = 0; id && i + n <= len; i++)
-        if (memcmp(q + i, p, n) == 0)
-            return true;
-    return false;
+    return intern_contains(&S->names, id, p);
 }
 
 static bool name_in(const Syntax *S, uint32_t id, const char *const *list)

@@ -750,16 +750,12 @@ static void resolve_function(IrFunction *f)
 
 static bool qual_is(const Lowerer *L, uint32_t qual, const char *s)
 {
-    uint32_t len;
-    const char *q = intern_str(&L->S->names, qual, &len);
-    return qual && strlen(s) == len && memcmp(q, s, len) == 0;
+    return intern_is(&L->S->names, qual, s);
 }
 
 static bool qual_prefix(const Lowerer *L, uint32_t qual, const char *p)
 {
-    uint32_t len;
-    const char *q = intern_str(&L->S->names, qual, &len);
-    return qual && len >= strlen(p) && memcmp(q, p, strlen(p)) == 0;
+    return intern_has_prefix(&L->S->names, qual, p);
 }
 
 /* @torch.no_grad() / @torch.inference_mode() (called or not) */

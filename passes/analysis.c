@@ -5,17 +5,12 @@ static uint32_t name(Syntax *S, const char *s) { return intern(&S->names, s, (ui
 
 bool an_qual_is(const Analysis *an, uint32_t id, const char *s)
 {
-    uint32_t len;
-    const char *q = intern_str(&an->S->names, id, &len);
-    return id && strlen(s) == len && memcmp(q, s, len) == 0;
+    return intern_is(&an->S->names, id, s);
 }
 
 bool an_qual_prefix(const Analysis *an, uint32_t id, const char *prefix)
 {
-    uint32_t len;
-    const char *q = intern_str(&an->S->names, id, &len);
-    size_t n = strlen(prefix);
-    return id && len >= n && memcmp(q, prefix, n) == 0;
+    return intern_has_prefix(&an->S->names, id, prefix);
 }
 
 bool an_method_call(const IrFunction *f, const IrValue *v, uint32_t method, ValueId *recv)
@@ -392,37 +387,21 @@ bool an_reaches_return(const Analysis *an, const IrFunction *f, ValueId from)
 
 extern int ir_callee_function(const Ir *ir, const IrFunction *f, ValueId callee);
 
-static bool has_prefix(const Analysis *an, uint32_t id, const char *p)
-{
-    uint32_t len;
-    const char *s = intern_str(&an->S->names, id, &len);
-    size_t n = strlen(p);
-    return id && len >= n && memcmp(s, p, n) == 0;
-}
-
-static bool has_suffix(const Analysis *an, uint32_t id, const char *p)
-{
-    uint32_t len;
-    const char *s = intern_str(&an->S->names, id, &len);
-    size_t n = strlen(p);
-    return id && len >= n && memcmp(s + len - n, p, n) == 0;
-}
-
 /* forward, _forward, __call__ and forward_* (timm's forward_features,
  * forward_head, forward_intermediates) run inside whoever calls the model. */
 static bool is_forward_name(const Analysis *an, uint32_t name)
 {
     return an_qual_is(an, name, "forward") || an_qual_is(an, name, "__call__") ||
-           an_qual_is(an, name, "_forward") || has_prefix(an, name, "forward_");
+           an_qual_is(an, name, "_forward") || an_qual_prefix(an, name, "forward_");
 }
 
 /* unittest's TestCase subclasses, and the Test* classes pytest collects */
 static bool is_test_class(const Analysis *an, const IrClass *c)
 {
-    if (has_prefix(an, c->name, "Test") && !c->is_module)
+    if (an_qual_prefix(an, c->name, "Test") && !c->is_module)
         return true;
     for (uint32_t i = 0; i < c->bases.n; i++)
-        if (has_suffix(an, c->bases.v[i], "TestCase"))
+        if (intern_has_suffix(&an->S->names, c->bases.v[i], "TestCase"))
             return true;
     return false;
 }
@@ -437,7 +416,7 @@ static CodeContext own_context(const Analysis *an, const IrFunction *f)
     /* pytest collects test_* functions; one the script calls itself
      * (`print(test_model(clf, loader))`) is its evaluation code */
     bool called = an->ncalls[f - an->ir->funcs.v] > 0;
-    if ((has_prefix(an, f->name, "test_") && !called) || (c && is_test_class(an, c)))
+    if ((an_qual_prefix(an, f->name, "test_") && !called) || (c && is_test_class(an, c)))
         return CTX_TEST;
     return CTX_OTHER;
 }

@@ -136,19 +136,11 @@ void fix_insert_line_after(RuleCtx *c, Fix *f, uint32_t stmt, const char *line)
 
 extern int ir_callee_function(const Ir *ir, const IrFunction *f, ValueId callee);
 
-static bool name_is(const Syntax *S, uint32_t id, const char *s)
-{
-    uint32_t len;
-    const char *q = intern_str(&S->names, id, &len);
-    return id && strlen(s) == len && memcmp(q, s, len) == 0;
-}
+static bool name_is(const Syntax *S, uint32_t id, const char *s) { return intern_is(&S->names, id, s); }
 
 static bool name_starts(const Syntax *S, uint32_t id, const char *p)
 {
-    uint32_t len;
-    const char *q = intern_str(&S->names, id, &len);
-    size_t n = strlen(p);
-    return id && len >= n && memcmp(q, p, n) == 0;
+    return intern_has_prefix(&S->names, id, p);
 }
 
 /* One of the names (NULL-terminated list)? */
