@@ -74,7 +74,7 @@ static void dump_value(const Ir *ir, const IrFunction *f, ValueId id, Buf *b)
     if (v->cls)
         buf_printf(b, " class=%u", v->cls - 1);
     if (v->origin)   /* the allocation site: the object this value is (facts.c) */
-        buf_printf(b, " object=fn%u%%%u", (v->origin >> 20) - 1, v->origin & 0xfffff);
+        buf_printf(b, " object=fn%u%%%u", ir_site_function(v->origin), ir_site_value(v->origin));
     if (v->grad == GRAD_DISABLED)
         buf_puts(b, " no_grad");
     buf_puts(b, "]");

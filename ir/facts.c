@@ -152,8 +152,7 @@ static void same_as(IrValue *v, const IrValue *x)
  * identity rules compare (`ema.eval()` is not the trained model's). */
 static uint32_t site_of(uint32_t fn, const IrFunction *f, const IrValue *v)
 {
-    uint32_t vid = (uint32_t)(v - f->values.v);
-    return vid < (1u << 20) && fn + 1 < (1u << 12) ? (fn + 1) << 20 | vid : 0;
+    return ir_site(fn, (ValueId)(v - f->values.v));
 }
 
 /* The must-join of several values' facts (the arms of a phi, the returns of
@@ -346,7 +345,7 @@ static bool starred_up_to(const Syntax *S, uint32_t node, uint32_t k)
 
 /* The k-th positional argument of a call with no `*args`, `**kw` or
  * keywords before it, or 0. */
-static ValueId positional_arg(const Syntax *S, const IrFunction *f, const IrValue *call, uint32_t k)
+static ValueId positional_arg(const Syntax *S, const IrValue *call, uint32_t k)
 {
     if (1 + k >= call->nargs || !call->node)
         return 0;
@@ -356,7 +355,6 @@ static ValueId positional_arg(const Syntax *S, const IrFunction *f, const IrValu
     for (uint32_t i = 1; i <= 1 + k; i++)
         if (call->kwnames && call->kwnames[i])
             return 0;
-    (void)f;
     return call->args[1 + k];
 }
 
@@ -446,7 +444,7 @@ static bool element_facts(Facts *F, const IrFunction *f, ValueId base, uint32_t 
         return false;
     const IrValue *callee = val(f, b->args[0]);
     if (prepares_arguments(S, f, callee)) {
-        ValueId a = positional_arg(S, f, b, k);
+        ValueId a = positional_arg(S, b, k);
         if (!a)
             return false;
         join_add(out, val(f, a), val(f, a)->cls);
@@ -544,7 +542,7 @@ static const char *const model_copies[] = {
  * `module=`/`model=` keyword. */
 static const IrValue *wrapped_model(const Syntax *S, const IrFunction *f, const IrValue *v)
 {
-    ValueId a = positional_arg(S, f, v, 0);
+    ValueId a = positional_arg(S, v, 0);
     for (uint32_t i = 1; !a && v->kwnames && i < v->nargs; i++)
         if (v->kwnames[i] && (str_is(S, v->kwnames[i], "module") || str_is(S, v->kwnames[i], "model")))
             a = v->args[i];
@@ -677,7 +675,7 @@ static void facts_of_method_call(Facts *F, const IrFunction *f, IrValue *v, cons
     if (prepares_arguments(S, f, callee) ||
         (ctor_is(S, recv, accelerators) &&
          (str_is(S, m, "unwrap_model") || str_is(S, m, "setup_module")))) {
-        ValueId only = v->nargs == 2 ? positional_arg(S, f, v, 0) : 0;
+        ValueId only = v->nargs == 2 ? positional_arg(S, v, 0) : 0;
         if (only)
             same_as(v, val(f, only));   /* model = accelerator.prepare(model) */
         else

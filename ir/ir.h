@@ -159,6 +159,15 @@ void ir_build(Ir *ir, Syntax *syn);
 
 const char *ir_op_name(IrOp op);
 
+/* An allocation site (IrValue.origin): the call `value` of function `fn`,
+ * as (fn + 1) << 20 | value; 0 when either is too large to encode. */
+static inline uint32_t ir_site(uint32_t fn, ValueId value)
+{
+    return value < (1u << 20) && fn + 1 < (1u << 12) ? (fn + 1) << 20 | value : 0;
+}
+static inline uint32_t ir_site_function(uint32_t site) { return (site >> 20) - 1; }
+static inline ValueId ir_site_value(uint32_t site) { return site & 0xfffff; }
+
 /* A value with trivial phis (every operand one value) followed to that value. */
 ValueId ir_resolve(const IrFunction *f, ValueId v);
 

@@ -345,8 +345,8 @@ bool ir_project_call_facts(const Ir *ir, uint32_t callee_qual, uint32_t fn, IrVa
         v->attach = (uint8_t)known(e->attach);
         v->roles = e->roles;
         /* a loader made by the helper: this call is where it comes from */
-        if ((e->roles & ROLE_LOADER) && value_index < (1u << 20))
-            v->origin = (fn + 1) << 20 | value_index;
+        if (e->roles & ROLE_LOADER)
+            v->origin = ir_site(fn, value_index);
     } else {
         v->attach = ATT_ATTACHED;   /* a model instance the module made, called */
         v->roles = 0;

@@ -908,6 +908,15 @@ static bool library_module_class(Lowerer *L, uint32_t qual)
     return false;
 }
 
+/* The last class of the file named so (as the name resolves once defined), or NULL. */
+static const IrClass *in_file_class(Lowerer *L, uint32_t name)
+{
+    for (uint32_t c = L->ir->classes.n; c-- > 0;)
+        if (L->ir->classes.v[c].name == name)
+            return &L->ir->classes.v[c];
+    return NULL;
+}
+
 static bool base_is_module(Lowerer *L, const IrValue *base)
 {
     for (size_t i = 0; i < sizeof module_bases / sizeof module_bases[0]; i++)
@@ -915,18 +924,10 @@ static bool base_is_module(Lowerer *L, const IrValue *base)
             return true;
     if (library_module_class(L, base->qual))
         return true;
-    if (base->op == IR_GLOBAL || base->op == IR_CLASS)
-        for (uint32_t c = 0; c < L->ir->classes.n; c++)
-            if (L->ir->classes.v[c].name == base->name && L->ir->classes.v[c].is_module)
-                return true;
-    return false;
-}
-
-static bool in_file_class(Lowerer *L, uint32_t name)
-{
-    for (uint32_t c = 0; c < L->ir->classes.n; c++)
-        if (L->ir->classes.v[c].name == name)
-            return true;
+    if (base->op == IR_GLOBAL || base->op == IR_CLASS) {
+        const IrClass *c = in_file_class(L, base->name);
+        return c && c->is_module;
+    }
     return false;
 }
 

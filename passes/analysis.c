@@ -353,6 +353,17 @@ static void compute_callers(Analysis *an)
     }
 }
 
+ValueId an_loop_iterable(const IrFunction *f, BlockId h)
+{
+    const IrBlock *hb = &f->blocks.v[h];
+    for (uint32_t i = 0; i < hb->values.n; i++) {
+        const IrValue *v = &f->values.v[hb->values.v[i]];
+        if (v->op == IR_ITER_NEXT && v->nargs)
+            return v->args[0];
+    }
+    return 0;
+}
+
 bool an_runs_without_grad(const Analysis *an, uint32_t fi)
 {
     return an->ncalls[fi] > 0 && !an->called_with_grad[fi];

@@ -72,6 +72,8 @@ bool an_in_loop(const IrFunction *f, BlockId b, BlockId h);
 /* Does v keep its identity across iterations of loop h (created before the
  * loop, carried by a header phi, or an attribute of such a value)? */
 bool an_lives_across(const IrFunction *f, ValueId v, BlockId h);
+/* What a `for` loop with header h iterates (its ITER_NEXT operand), or 0. */
+ValueId an_loop_iterable(const IrFunction *f, BlockId h);
 /* Effects of everything inside loop h. */
 uint32_t an_loop_effects(const Analysis *an, const IrFunction *f, BlockId h);
 /* Interned string equality. */

@@ -225,13 +225,8 @@ static bool iterates_models(const Analysis *an, const IrFunction *f, ValueId it,
 
 static bool walks_model(const Analysis *an, const IrFunction *f, BlockId h)
 {
-    const IrBlock *hb = &f->blocks.v[h];
-    for (uint32_t i = 0; i < hb->values.n; i++) {
-        const IrValue *v = &f->values.v[hb->values.v[i]];
-        if (v->op == IR_ITER_NEXT && v->nargs)
-            return iterates_models(an, f, v->args[0], 0);
-    }
-    return false;
+    ValueId it = an_loop_iterable(f, h);
+    return it && iterates_models(an, f, it, 0);
 }
 
 /* Is the attached part of v made by the loop h, not just an index or an

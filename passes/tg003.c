@@ -184,19 +184,16 @@ static void report(RuleCtx *c, const IrFunction *f, const IrValue *call, const c
  * range(...) (a loader, a list of batches, torch.load(...)). */
 static bool iterates_data(const Analysis *an, const IrFunction *f, BlockId h)
 {
-    for (uint32_t i = 0; i < f->blocks.v[h].values.n; i++) {
-        const IrValue *v = &f->values.v[f->blocks.v[h].values.v[i]];
-        if (v->op != IR_ITER_NEXT || !v->nargs)
-            continue;
-        const IrValue *it = &f->values.v[v->args[0]];
-        if (it->roles & ROLE_LOADER)
-            return true;
-        if (it->op == IR_CALL && it->nargs &&
-            an_qual_is(an, f->values.v[it->args[0]].qual, "builtins.range"))
-            return false;
-        return it->op != IR_CONST;
-    }
-    return false;
+    ValueId iterable = an_loop_iterable(f, h);
+    if (!iterable)
+        return false;
+    const IrValue *it = &f->values.v[iterable];
+    if (it->roles & ROLE_LOADER)
+        return true;
+    if (it->op == IR_CALL && it->nargs &&
+        an_qual_is(an, f->values.v[it->args[0]].qual, "builtins.range"))
+        return false;
+    return it->op != IR_CONST;
 }
 
 static bool model_call(const Analysis *an, const IrFunction *f, ValueId i)

@@ -161,9 +161,8 @@ static bool in_memory_tensors(const Analysis *an, const IrFunction *f, const IrV
 }
 
 /* A dataset of tensors already on the GPU: DataLoader(TensorDataset(x.cuda(), ...)). */
-static bool dataset_on_device(const Analysis *an, const IrFunction *f, const IrValue *loader)
+static bool dataset_on_device(const IrFunction *f, const IrValue *loader)
 {
-    (void)an;
     if (loader->nargs < 2 || (loader->kwnames && loader->kwnames[1]))
         return false;
     const IrValue *ds = &f->values.v[ir_resolve(f, loader->args[1])];
@@ -295,7 +294,7 @@ static void report_helper_loader(RuleCtx *c, const IrFunction *f, const IrValue 
     uint32_t q = f->values.v[v->args[0]].qual;
     const ProjectExport *e = ir_project_export(c->ir, q);
     if (!e || e->kind != EXPORT_FUNCTION || !(e->flags & EXPORT_STARVED_LOADER) ||
-        dataset_on_device(c->an, f, v) || !feeds_training(c->an, v->origin))
+        dataset_on_device(f, v) || !feeds_training(c->an, v->origin))
         return;
     uint32_t len;
     const char *name = intern_str(&c->S->names, q, &len);
@@ -330,7 +329,7 @@ void rule_tg004(RuleCtx *c)
             ValueId workers = (ValueId)w;
             if (workers && !an_is_const_zero(an, f, workers))
                 continue;
-            if (dataset_on_device(an, f, v) || !feeds_training(an, v->origin))
+            if (dataset_on_device(f, v) || !feeds_training(an, v->origin))
                 continue;
             ValueId pin_arg = kwarg(v, an->n_pin_memory);
             bool pin = pin_arg && !is_false(c->S, f, pin_arg);
