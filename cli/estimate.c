@@ -109,7 +109,8 @@ static void json(Buf *b, const Report *r)
         buf_puts(b, k ? ", " : "");
         put_json_str(b, e->notes[i]);
     }
-    buf_puts(b, "],\n  \"remediation\": [");
+    buf_printf(b, "],\n  \"ops_traced\": %u,\n  \"ops_assumed\": %u", e->ops_traced, e->ops_assumed);
+    buf_puts(b, ",\n  \"remediation\": [");
     for (uint32_t i = 0; r->rem && i < r->rem->list.n; i++) {
         const Remedy *m = &r->rem->list.v[i];
         buf_puts(b, i ? ",\n    " : "\n    ");
@@ -268,6 +269,9 @@ static void text(Buf *b, const Report *r)
     for (uint32_t i = 0; i < c->assumptions.n + e->nnotes; i++)
         buf_printf(b, "%s  assumed: %s\n", i ? "" : "\n",
                    i < c->assumptions.n ? c->assumptions.v[i] : e->notes[i - c->assumptions.n]);
+    if (e->ops_assumed)
+        buf_printf(b, "  graph: %u of the step's %u tensor ops are not modelled (taken as elementwise)\n",
+                   e->ops_assumed, e->ops_traced);
     if (r->verbose) {
         buf_printf(b, "\nSaved for backward (and kept) when the forward returns: %.3f GiB\n",
                    gib(e->saved_end_of_forward));

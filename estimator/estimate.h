@@ -71,6 +71,8 @@ typedef struct Estimate {
     int weight_dtype, autocast_dtype;   /* DType; autocast_dtype -1 without autocast */
     const char **notes;           /* what the interpretation assumed */
     uint32_t nnotes;
+    uint32_t ops_traced;          /* tensor ops the step was followed through */
+    uint32_t ops_assumed;         /* of them, ops pfc does not model (taken as elementwise) */
     uint32_t error_line;          /* a refusal: the line of the call that caused it (0: none) */
 } Estimate;
 

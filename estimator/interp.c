@@ -1168,7 +1168,7 @@ static AVal *subscript(Interp *in, AVal *base, AVal *idx)
     }
     if (base->k == AV_OBJECT && base->obj->nn == NN_OUTPUT && idx->k == AV_INT)
         return attr_of_value(in, base, idx->i == 0 ? (obj_get(base->obj, "loss") ? "loss" : "logits") : "logits");
-    if (base->k == AV_TENSOR)
+    if (base->k == AV_TENSOR || base->k == AV_PARAM)
         return tensor_subscript(in, base, idx);
     return av_unknown(in);
 }

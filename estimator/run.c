@@ -379,6 +379,8 @@ bool estimate_run(Syntax *s, const Ir *ir, const EstimateConfig *cfg, Estimate *
         for (uint32_t i = 0; i < nn; i++)
             out->notes[i] = arena_strndup(s->arena, notes[i], strlen(notes[i]));
         out->nnotes = nn;
+        out->ops_traced = tr.ops.n;
+        out->ops_assumed = tr.assumed;
         out->weight_dtype = tr.weight_dtype;
         out->autocast_dtype = tr.autocast_seen ? (int)tr.autocast_seen_dtype : -1;
         out->model = lc.model_name ? lc.model_name : in->model_class;

@@ -160,6 +160,30 @@ static bool device_is_gpu(const AVal *v)
 
 static AVal *tensor_result(Interp *in, TId t) { return t ? av_tensor_of(in, t) : av_unknown(in); }
 
+/* A new tensor of the given shape made from x by a copy that autograd
+ * needs nothing for (repeat, pad, flip): on the GPU when x is. */
+static AVal *copy_shaped(Interp *in, AVal *x, int nd, const int64_t *dim)
+{
+    if (!x->gpu)
+        return av_tensor_new(in, (DType)x->dtype, nd, dim, false);
+    return tensor_result(in, tr_copy(in->tr, x->t, nd, dim));
+}
+
+/* An op on a tensor that pfc does not model. Rather than losing the tensor
+ * (and with it everything computed from it), it is taken as elementwise:
+ * the same shape and dtype, its input kept for the backward (what most ops
+ * keep), and the report lists it with its line. */
+static AVal *assumed_op(Interp *in, AVal *x, const char *what)
+{
+    if (!x || x->k != AV_TENSOR)
+        return av_unknown(in);
+    if (!x->gpu)
+        return av_tensor_new(in, (DType)x->dtype, x->nd, x->dim, false);
+    interp_note(in, in->cur_node, arena_printf(in->a, "%s is not modelled: taken as elementwise "
+                                               "(same shape, its input kept for the backward)", what));
+    return tensor_result(in, tr_assumed(in->tr, what, av_gpu(in, x)));
+}
+
 /* One size of a shape: an int, or a number that is none (1.5, 2**64) as
  * TR_NOT_INT, which the shape check refuses; false when unknown. */
 static bool shape_item(const AVal *v, int64_t *out)
@@ -927,6 +951,27 @@ static AVal *f_loss(Interp *in, const char *name, AVal *x, Args *a)
     return NULL;
 }
 
+/* F.pad(x, (left, right, top, bottom, ...)): pairs from the last dimension
+ * inwards; a new tensor, nothing kept for the backward. */
+static AVal *f_pad(Interp *in, AVal *x, AVal *pad)
+{
+    if (!x || x->k != AV_TENSOR)
+        return av_unknown(in);
+    AVal *p = pad ? iter_items(in, pad) : NULL;
+    int64_t dim[TR_MAXDIM];
+    memcpy(dim, x->dim, sizeof dim);
+    for (uint32_t i = 0; p && i < p->n; i += 2) {
+        int64_t lo, hi = 0;
+        int d = x->nd - 1 - (int)(i / 2);
+        if (d < 0 || !av_int_of(p->items[i], &lo) || (i + 1 < p->n && !av_int_of(p->items[i + 1], &hi)))
+            return assumed_op(in, x, "`F.pad` with sizes pfc cannot read");
+        dim[d] = ck_sadd(dim[d], ck_sadd(lo, hi));
+    }
+    if (!p)
+        return assumed_op(in, x, "`F.pad` with sizes pfc cannot read");
+    return copy_shaped(in, x, x->nd, dim);
+}
+
 static AVal *functional(Interp *in, const char *name, Args *a)
 {
     AVal *x = arg(a, 0, "input");
@@ -953,9 +998,12 @@ static AVal *functional(Interp *in, const char *name, Args *a)
         TId t = av_gpu(in, x);
         return t ? tensor_result(in, tr_layer_norm(in->tr, t, 0, 0)) : av_unknown(in);
     }
-    if (eq(name, "pad") || eq(name, "normalize"))
-        return x ? x : av_unknown(in);
-    return av_unknown(in);
+    if (eq(name, "pad"))
+        return f_pad(in, x, arg(a, 1, "pad"));
+    if (eq(name, "normalize") || eq(name, "softplus") || eq(name, "elu") || eq(name, "mish") ||
+        eq(name, "hardswish") || eq(name, "softsign") || eq(name, "logsigmoid"))
+        return act(in, x, ACT_GELU, false);   /* keeps its input (normalize: and the norms) */
+    return assumed_op(in, x, arena_printf(in->a, "`F.%s`", name));
 }
 
 /* ---- library calls ---------------------------------------------------------------------- */
@@ -1361,10 +1409,84 @@ static AVal *torch_cat(Interp *in, const char *f, Args *a)
             return av_unknown(in);
     int axis = (int)int_or(a, 1, "dim", 0);
     if (eq(f, "stack")) {
-        AVal *first = insert_dim(in, xs->items[0], norm_dim(xs->items[0], axis) < 0 ? 0 : axis, 1);
-        (void)first;
+        /* stack is cat along a new axis: each input viewed with a 1 there */
+        int nd = xs->items[0]->nd;
+        int at = axis < 0 ? axis + nd + 1 : axis;
+        if (at < 0 || at > nd || nd >= TR_MAXDIM)
+            return av_unknown(in);
+        for (uint32_t i = 0; i < xs->n; i++) {
+            AVal *v = insert_dim(in, xs->items[i], at, 1);
+            if (!(ts[i] = av_gpu(in, v)))
+                return av_unknown(in);
+        }
+        axis = at;
     }
     return tensor_result(in, tr_cat(in->tr, ts, (int)xs->n, axis));
+}
+
+/* torch.f(x, ...) where x.f(...) is the method: the method, with the
+ * remaining arguments shifted down. */
+static AVal *as_method(Interp *in, const char *f, Args *a)
+{
+    AVal *x = arg(a, 0, "input");
+    if (!x)
+        return av_unknown(in);
+    Args rest = {{0}, {0}, 0};
+    bool dropped = false;
+    for (uint32_t i = 0; i < a->n; i++) {
+        if (!dropped && (a->v[i] == x)) {
+            dropped = true;
+            continue;
+        }
+        rest.v[rest.n] = a->v[i];
+        rest.kw[rest.n++] = a->kw[i];
+    }
+    return method_call(in, x, f, &rest);
+}
+
+static int einsum_letters(const char *spec, int64_t nd, char *out)
+{
+    int n = 0;
+    for (const char *c = spec; *c && n < TR_MAXDIM; c++)
+        if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z'))
+            out[n++] = *c;
+        else if (*c == '.' && c[1] == '.' && c[2] == '.')
+            return -1;   /* an ellipsis: not followed */
+    return n == nd ? n : -1;
+}
+
+/* torch.einsum("bhid,bhjd->bhij", q, k) with two operands and explicit
+ * output letters: each output letter's size from the operand that has it;
+ * both operands kept (a product). */
+static AVal *einsum(Interp *in, Args *a)
+{
+    AVal *eqn = arg(a, 0, "equation"), *x = arg(a, 1, NULL), *y = arg(a, 2, NULL);
+    if (x && x->k == AV_SEQ && x->n == 2) {
+        y = x->items[1];
+        x = x->items[0];
+    }
+    if (!eqn || eqn->k != AV_STR || !x || x->k != AV_TENSOR)
+        return av_unknown(in);
+    const char *arrow = strstr(eqn->s, "->"), *comma = strchr(eqn->s, ',');
+    char lx[TR_MAXDIM], ly[TR_MAXDIM], lo[TR_MAXDIM];
+    if (!arrow || !comma || comma > arrow || !y || y->k != AV_TENSOR)
+        return assumed_op(in, x, "`torch.einsum` of this form");
+    char *sx = arena_strndup(in->a, eqn->s, (size_t)(comma - eqn->s));
+    char *sy = arena_strndup(in->a, comma + 1, (size_t)(arrow - comma - 1));
+    int nx = einsum_letters(sx, x->nd, lx), ny = einsum_letters(sy, y->nd, ly);
+    int no = einsum_letters(arrow + 2, (int64_t)strlen(arrow + 2), lo);
+    if (nx < 0 || ny < 0 || no < 0)
+        return assumed_op(in, x, "`torch.einsum` with an ellipsis or a shape it does not match");
+    int64_t dim[TR_MAXDIM];
+    for (int i = 0; i < no; i++) {
+        const char *px = memchr(lx, lo[i], (size_t)nx), *py = memchr(ly, lo[i], (size_t)ny);
+        if (!px && !py)
+            return av_unknown(in);
+        dim[i] = px ? x->dim[px - lx] : y->dim[py - ly];
+    }
+    if (!x->gpu && !y->gpu)
+        return av_tensor_new(in, (DType)x->dtype, no, dim, false);
+    return tensor_result(in, tr_contract(in->tr, "einsum", av_gpu(in, x), av_gpu(in, y), no, dim));
 }
 
 /* torch.<f>: creation, and the ops that have a tensor or F.* form. */
@@ -1381,10 +1503,16 @@ static AVal *torch_call(Interp *in, const char *f, Args *a)
             return creation(in, f, a);
     if (eq(f, "cat") || eq(f, "stack") || eq(f, "concat"))
         return torch_cat(in, f, a);
-    if (eq(f, "flatten")) {
-        Args rest = *a;
-        return method_call(in, arg(a, 0, "input"), "flatten", &rest);
-    }
+    static const char *const methods[] = {"flatten", "split", "chunk", "gather", "index_select",
+                                          "take_along_dim", "repeat_interleave", "outer", "ger",
+                                          "transpose", "permute", "reshape", "squeeze", "unsqueeze",
+                                          "flip", "roll", "cumsum", "sum", "mean", "amax", "logsumexp",
+                                          "isnan", "isinf", "isfinite", "logical_not"};
+    for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++)
+        if (eq(f, methods[i]))
+            return as_method(in, f, a);
+    if (eq(f, "einsum"))
+        return einsum(in, a);
     if (eq(f, "matmul") || eq(f, "bmm"))
         return tensor_binop(in, T_AT, arg(a, 0, NULL), arg(a, 1, NULL));
     if (eq(f, "relu") || eq(f, "tanh") || eq(f, "sigmoid") || eq(f, "softmax") ||
@@ -1408,7 +1536,7 @@ static AVal *torch_call(Interp *in, const char *f, Args *a)
         AVal *x = arg(a, 1, NULL), *y = arg(a, 2, NULL);
         return x && y ? tensor_binop(in, T_PLUS, x, y) : av_unknown(in);
     }
-    return av_unknown(in);
+    return assumed_op(in, arg(a, 0, NULL), arena_printf(in->a, "`torch.%s`", f));
 }
 
 typedef AVal *LibGroup(Interp *in, const char *q, Args *a);
@@ -1436,7 +1564,9 @@ AVal *lib_call(Interp *in, const char *q, Args *a)
         return functional(in, leaf(q), a);
     if (in_ns(q, "torch"))
         return torch_call(in, leaf(q), a);
-    return av_unknown(in);
+    /* torch.special.*, torch.linalg.*, einops, a fused kernel: whatever the
+     * function, a tensor passed to it is not dropped */
+    return assumed_op(in, arg(a, 0, NULL), arena_printf(in->a, "`%s`", q));
 }
 
 /* ---- modules ---------------------------------------------------------------------------- */
@@ -1910,8 +2040,31 @@ static AVal *size_method(Interp *in, AVal *x, Args *a)
 }
 
 /* split(size) and chunk(n): up to 64 views along one dimension. */
+/* split([s0, s1, ...], dim): one view per listed size. */
+static AVal *split_sizes(Interp *in, AVal *x, AVal *sizes, Args *a)
+{
+    int d = norm_dim(x, int_or(a, 1, "dim", 0));
+    if (d < 0 || d >= x->nd || sizes->n > 64)
+        return av_unknown(in);
+    AVal *s = av_seq(in, sizes->n);
+    int64_t dim[TR_MAXDIM];
+    memcpy(dim, x->dim, sizeof dim);
+    for (uint32_t i = 0; i < sizes->n; i++) {
+        if (!av_int_of(sizes->items[i], &dim[d]))
+            return av_unknown(in);
+        AVal *r = x->gpu ? tensor_result(in, tr_view(in->tr, x->t, x->nd, dim)) : av_tensor_new(in, (DType)x->dtype, x->nd, dim, false);
+        memcpy(r->perm, x->perm, sizeof r->perm);
+        r->transposed = true;
+        s->items[i] = r;
+    }
+    return s;
+}
+
 static AVal *split(Interp *in, AVal *x, const char *name, Args *a)
 {
+    AVal *sizes = arg(a, 0, "split_size_or_sections");
+    if (sizes && sizes->k == AV_SEQ && eq(name, "split"))
+        return split_sizes(in, x, sizes, a);
     int64_t dim[TR_MAXDIM];
     int64_t size = int_or(a, 0, NULL, 1);
     int d = norm_dim(x, int_or(a, 1, "dim", 0));
@@ -2012,11 +2165,8 @@ static void conversion_target(const AVal *x, const char *name, Args *a, DType *d
         *to_gpu = false;
 }
 
-static AVal *convert(Interp *in, AVal *x, const char *name, Args *a)
+static AVal *cast_value(Interp *in, AVal *x, DType dt, bool to_gpu)
 {
-    DType dt;
-    bool to_gpu;
-    conversion_target(x, name, a, &dt, &to_gpu);
     AVal *r = x;
     if (to_gpu && !x->gpu) {
         r = av_tensor_new(in, dt, x->nd, x->dim, true);
@@ -2028,10 +2178,28 @@ static AVal *convert(Interp *in, AVal *x, const char *name, Args *a)
     return r;
 }
 
+static AVal *convert(Interp *in, AVal *x, const char *name, Args *a)
+{
+    DType dt;
+    bool to_gpu;
+    conversion_target(x, name, a, &dt, &to_gpu);
+    return cast_value(in, x, dt, to_gpu);
+}
+
+/* x.type_as(other): other's dtype (and its device, as .to(other) would). */
+static AVal *type_as(Interp *in, AVal *x, AVal *other)
+{
+    if (!other || other->k != AV_TENSOR)
+        return x;
+    return cast_value(in, x, (DType)other->dtype, x->gpu || other->gpu);
+}
+
 /* Conversions and copies: to / cuda / float / ..., detach, clone,
  * new_zeros; NULL when name is not one. */
 static AVal *conversion_method(Interp *in, AVal *x, const char *name, Args *a)
 {
+    if (eq(name, "type_as"))
+        return type_as(in, x, arg(a, 0, "other"));
     if (eq(name, "to") || eq(name, "cuda") || eq(name, "cpu") || eq(name, "float") || eq(name, "half") ||
         eq(name, "bfloat16") || eq(name, "long") || eq(name, "int") || eq(name, "double") || eq(name, "type"))
         return convert(in, x, name, a);
@@ -2089,7 +2257,9 @@ static AVal *math_method(Interp *in, AVal *x, const char *name, Args *a)
         return act(in, x, ACT_TANH, false);
     if (eq(name, "sigmoid"))
         return act(in, x, ACT_SIGMOID, false);
-    if (eq(name, "sum") || eq(name, "mean") || eq(name, "max") || eq(name, "min") || eq(name, "norm"))
+    if (eq(name, "sum") || eq(name, "mean") || eq(name, "max") || eq(name, "min") || eq(name, "norm") ||
+        eq(name, "amax") || eq(name, "amin") || eq(name, "logsumexp") || eq(name, "std") || eq(name, "var") ||
+        eq(name, "prod"))
         return reduce(in, x, a);
     if (eq(name, "backward") || eq(name, "zero_") || eq(name, "fill_") || eq(name, "retain_grad"))
         return av_none(in);
@@ -2103,6 +2273,121 @@ static AVal *math_method(Interp *in, AVal *x, const char *name, Args *a)
     return NULL;
 }
 
+/* repeat(*sizes): leading new dimensions, each old one multiplied. */
+static AVal *repeat(Interp *in, AVal *x, Args *a)
+{
+    int64_t times[TR_MAXDIM], dim[TR_MAXDIM];
+    int n = shape_args(a, 0, times);
+    if (n < x->nd)
+        return assumed_op(in, x, "`.repeat()` with sizes pfc cannot read");
+    for (int i = 0; i < n; i++) {
+        int old = i - (n - x->nd);
+        dim[i] = old < 0 ? times[i] : ck_smul(x->dim[old], times[i]);
+    }
+    return copy_shaped(in, x, n, dim);
+}
+
+/* repeat_interleave(repeats, dim=None): along dim, or of the flattened tensor. */
+static AVal *repeat_interleave(Interp *in, AVal *x, Args *a)
+{
+    int64_t r, d, dim[TR_MAXDIM];
+    if (!int_arg(a, 0, "repeats", &r))
+        return assumed_op(in, x, "`.repeat_interleave()` with repeats pfc cannot read");
+    if (!int_arg(a, 1, "dim", &d)) {
+        dim[0] = ck_smul((int64_t)numel_of(x), r);
+        return copy_shaped(in, x, 1, dim);
+    }
+    int k = norm_dim(x, d);
+    if (k < 0 || k >= x->nd)
+        return av_unknown(in);
+    memcpy(dim, x->dim, sizeof dim);
+    dim[k] = ck_smul(dim[k], r);
+    return copy_shaped(in, x, x->nd, dim);
+}
+
+/* a.outer(b) for vectors: an (n, m) product keeping both. */
+static AVal *outer(Interp *in, AVal *x, AVal *y)
+{
+    if (!y || y->k != AV_TENSOR || x->nd != 1 || y->nd != 1)
+        return assumed_op(in, x, "`outer` of operands that are not vectors");
+    int64_t dim[2] = {x->dim[0], y->dim[0]};
+    if (!x->gpu && !y->gpu)
+        return av_tensor_new(in, (DType)x->dtype, 2, dim, false);
+    return tensor_result(in, tr_contract(in->tr, "outer", av_gpu(in, x), av_gpu(in, y), 2, dim));
+}
+
+/* gather(dim, index) and take_along_dim: the index's shape;
+ * index_select(dim, index): x with dim resized to the index's length. */
+static AVal *gather(Interp *in, AVal *x, const char *name, Args *a)
+{
+    bool select = eq(name, "index_select");
+    AVal *idx = arg(a, eq(name, "take_along_dim") ? 0 : 1, "index");
+    if (!idx || idx->k != AV_TENSOR)
+        idx = arg(a, 0, "indices");
+    if (!idx || idx->k != AV_TENSOR)
+        return assumed_op(in, x, arena_printf(in->a, "`.%s()` with an index pfc cannot follow", name));
+    int64_t dim[TR_MAXDIM];
+    int nd = idx->nd;
+    memcpy(dim, idx->dim, sizeof dim);
+    if (select) {
+        int k = norm_dim(x, int_or(a, 0, "dim", 0));
+        if (k < 0 || k >= x->nd)
+            return av_unknown(in);
+        memcpy(dim, x->dim, sizeof dim);
+        dim[k] = (int64_t)numel_of(idx);
+        nd = x->nd;
+    }
+    if (!x->gpu)
+        return av_tensor_new(in, (DType)x->dtype, nd, dim, false);
+    return tensor_result(in, tr_gather(in->tr, x->t, av_gpu(in, idx), nd, dim));
+}
+
+/* Indexing and products: gathers, repeat, outer; NULL when name is not one. */
+static AVal *index_method(Interp *in, AVal *x, const char *name, Args *a)
+{
+    if (eq(name, "gather") || eq(name, "index_select") || eq(name, "take_along_dim"))
+        return gather(in, x, name, a);
+    if (eq(name, "repeat"))
+        return repeat(in, x, a);
+    if (eq(name, "repeat_interleave"))
+        return repeat_interleave(in, x, a);
+    if (eq(name, "outer") || eq(name, "ger"))
+        return outer(in, x, arg(a, 0, "vec2"));
+    if (eq(name, "flip") || eq(name, "roll") || eq(name, "tril") || eq(name, "triu") || eq(name, "cumsum"))
+        return copy_shaped(in, x, x->nd, x->dim);
+    if (eq(name, "eq") || eq(name, "ne") || eq(name, "lt") || eq(name, "le") || eq(name, "gt") ||
+        eq(name, "ge") || eq(name, "isnan") || eq(name, "isinf") || eq(name, "isfinite") ||
+        eq(name, "logical_not"))
+        return tensor_binop(in, T_EQEQUAL, x, arg(a, 0, NULL) ? arg(a, 0, NULL) : av_int(in, 0));
+    return NULL;
+}
+
+/* Methods that answer a question about the tensor rather than make one. */
+static bool is_query_method(const char *name)
+{
+    static const char *const queries[] = {
+        "is_contiguous", "is_floating_point", "is_complex", "get_device", "element_size",
+        "data_ptr", "stride", "storage_offset", "numpy", "register_hook", "nelement", "any", "all",
+        "equal", "allclose", "nonzero", "unique", "bincount", "tolist", "item", "untyped_storage",
+    };
+    for (size_t i = 0; i < sizeof queries / sizeof queries[0]; i++)
+        if (eq(name, queries[i]))
+            return true;
+    return false;
+}
+
+/* A method none of the tables knows: in-place ones (`add_`, `copy_`) give the
+ * tensor back; the rest are assumed elementwise, and said so. */
+static AVal *unmodelled_method(Interp *in, AVal *x, const char *name)
+{
+    size_t n = strlen(name);
+    if (is_query_method(name))
+        return av_unknown(in);
+    if (n > 1 && name[n - 1] == '_' && name[n - 2] != '_')
+        return x;
+    return assumed_op(in, x, arena_printf(in->a, "`.%s()`", name));
+}
+
 static AVal *tensor_method(Interp *in, AVal *x, const char *name, Args *a)
 {
     AVal *r = shape_method(in, x, name, a);
@@ -2110,7 +2395,9 @@ static AVal *tensor_method(Interp *in, AVal *x, const char *name, Args *a)
         r = conversion_method(in, x, name, a);
     if (!r)
         r = math_method(in, x, name, a);
-    return r ? r : av_unknown(in);
+    if (!r)
+        r = index_method(in, x, name, a);
+    return r ? r : unmodelled_method(in, x, name);
 }
 
 /* register_buffer(name, tensor): the tensor moves to the GPU with the
@@ -2268,12 +2555,62 @@ static AVal *dict_method(Interp *in, AVal *recv, const char *name, Args *a)
     return av_unknown(in);
 }
 
+/* ---- parameters used as tensors ---------------------------------------------------------- */
+
+/* A parameter's transpose (`W.T`, `W.t()`): the same parameter, its two
+ * dimensions presented the other way round. */
+static AVal *param_transpose(Interp *in, AVal *p)
+{
+    if (p->nd != 2)
+        return av_unknown(in);
+    AVal *r = arena_copy(in->a, p, sizeof *p);
+    r->dim[0] = p->dim[1];
+    r->dim[1] = p->dim[0];
+    r->transposed = !p->transposed;
+    return r;
+}
+
+/* A parameter indexed or reshaped (`self.pos[:, :T]`, `self.b.view(1, -1)`):
+ * the same parameter with the shape the tensor op would give. */
+static AVal *param_reshaped(Interp *in, AVal *p, AVal *as_tensor)
+{
+    if (!as_tensor || as_tensor->k != AV_TENSOR)
+        return av_unknown(in);
+    AVal *r = arena_copy(in->a, p, sizeof *p);
+    r->nd = as_tensor->nd;
+    memcpy(r->dim, as_tensor->dim, sizeof r->dim);
+    return r;
+}
+
+static AVal *param_as_cpu_tensor(Interp *in, AVal *p)
+{
+    return av_tensor_new(in, DT_F32, p->nd, p->dim, false);
+}
+
+/* A method of an nn.Parameter: a transpose, a reshape, a view or a
+ * conversion is still that parameter (its gradient flows to it); sizes are
+ * read from its shape. */
+static AVal *param_method(Interp *in, AVal *p, const char *name, Args *a)
+{
+    if (eq(name, "t"))
+        return param_transpose(in, p);
+    AVal *as_tensor = param_as_cpu_tensor(in, p);
+    AVal *r = shape_method(in, as_tensor, name, a);
+    if (!r && (eq(name, "to") || eq(name, "type_as") || eq(name, "float") || eq(name, "half") ||
+               eq(name, "bfloat16") || eq(name, "contiguous") || eq(name, "cuda")))
+        return p;
+    if (!r || r->k != AV_TENSOR)
+        return r ? r : av_unknown(in);
+    return param_reshaped(in, p, r);
+}
+
 AVal *method_call(Interp *in, AVal *recv, const char *name, Args *a)
 {
     if (!recv)
         return av_unknown(in);
     switch (recv->k) {
     case AV_TENSOR: return tensor_method(in, recv, name, a);
+    case AV_PARAM: return param_method(in, recv, name, a);
     case AV_OBJECT: return object_method(in, recv, name, a);
     case AV_SEQ: return seq_method(in, recv, name, a);
     case AV_DICT: return dict_method(in, recv, name, a);
@@ -2335,10 +2672,23 @@ static AVal *module_attr(Interp *in, AVal *base, const char *name)
     return av_bound(in, base, name);
 }
 
+static AVal *param_attr(Interp *in, AVal *p, const char *name)
+{
+    if (eq(name, "T") || eq(name, "mT"))
+        return param_transpose(in, p);
+    if (eq(name, "shape"))
+        return shape_value(in, p);
+    if (eq(name, "ndim"))
+        return av_int(in, p->nd);
+    return av_bound(in, p, name);
+}
+
 AVal *attr_of_value(Interp *in, AVal *base, const char *name)
 {
     if (base->k == AV_TENSOR)
         return tensor_attr(in, base, name);
+    if (base->k == AV_PARAM)
+        return param_attr(in, base, name);
     if (base->k == AV_OBJECT)
         return module_attr(in, base, name);
     if (base->k == AV_SEQ || base->k == AV_DICT)
@@ -2354,10 +2704,37 @@ static AVal *broadcast_cpu(Interp *in, AVal *x, AVal *y, DType dt)
     return av_tensor_new(in, dt, big->nd, big->dim, false);
 }
 
+/* An operator between a tensor and an nn.Parameter (a hand-written norm's
+ * `x * self.weight`, a bias `x + self.b`, a projection `x @ self.W` or
+ * `x @ self.W.T`): the parameter is resident, so what matters is what the
+ * op keeps for the parameter's gradient. */
+static AVal *param_binop(Interp *in, int tok, AVal *x, AVal *p, bool param_first)
+{
+    TId t = av_gpu(in, x);
+    if (!t)
+        return av_unknown(in);
+    switch (tok) {
+    case T_AT: case T_ATEQUAL:
+        if (param_first || p->nd != 2)
+            return assumed_op(in, x, "`@` with a parameter on the left or not a matrix");
+        return tensor_result(in, tr_linear(in->tr, t, p->dim[1], p->param, 0));
+    case T_STAR: case T_STAREQUAL: case T_SLASH: case T_SLASHEQUAL:
+        return tensor_result(in, tr_with_param(in->tr, t, p->param, true));
+    case T_PLUS: case T_MINUS: case T_PLUSEQUAL: case T_MINEQUAL:
+        return tensor_result(in, tr_with_param(in->tr, t, p->param, false));
+    default:
+        return assumed_op(in, x, "an operator with a parameter");
+    }
+}
+
 AVal *tensor_binop(Interp *in, int tok, AVal *x, AVal *y)
 {
     if (!x || !y)
         return av_unknown(in);
+    if (x->k == AV_TENSOR && y->k == AV_PARAM)
+        return param_binop(in, tok, x, y, false);
+    if (x->k == AV_PARAM && y->k == AV_TENSOR)
+        return param_binop(in, tok, y, x, true);
     bool xt = x->k == AV_TENSOR, yt = y->k == AV_TENSOR;
     if (!xt && !yt)
         return av_unknown(in);
@@ -2433,14 +2810,45 @@ static AVal **index_items(Interp *in, AVal *idx, uint32_t *n)
     return heap;
 }
 
+/* An index that is a tensor: integer indices replace one dimension by the
+ * index's shape (the first one; later ones broadcast with it), a boolean
+ * mask replaces the dimensions it covers by one, sized as if every element
+ * were selected (the count is data: the upper bound, said so). */
+static bool tensor_index(Interp *in, const AVal *x, const AVal *it, int *src, int64_t *dim, int *nd,
+                         AVal **first)
+{
+    if (it->dtype == DT_BOOL) {
+        int64_t n = 1;
+        for (int k = 0; k < it->nd && *src < x->nd; k++)
+            n = ck_smul(n, x->dim[(*src)++]);
+        if (*nd < TR_MAXDIM)
+            dim[(*nd)++] = n;
+        interp_note(in, in->cur_node, "indexing by a boolean mask: every element assumed selected");
+    } else {
+        (*src)++;
+        for (int k = 0; !*first && k < it->nd && *nd < TR_MAXDIM; k++)
+            dim[(*nd)++] = it->dim[k];
+    }
+    if (!*first)
+        *first = (AVal *)it;
+    return true;
+}
+
 AVal *tensor_subscript(Interp *in, AVal *x, AVal *idx)
 {
+    if (x->k == AV_PARAM)
+        return param_reshaped(in, x, tensor_subscript(in, param_as_cpu_tensor(in, x), idx));
     uint32_t n;
     AVal **items = index_items(in, idx, &n);
     int64_t dim[TR_MAXDIM];
     int nd = 0, src = 0;
+    AVal *gather_index = NULL;
     for (uint32_t i = 0; i < n; i++) {
         AVal *it = items[i];
+        if (it->k == AV_TENSOR) {
+            tensor_index(in, x, it, &src, dim, &nd, &gather_index);
+            continue;
+        }
         if (it->k == AV_ELLIPSIS) {
             /* ... stands for the dimensions the indices after it leave */
             int rest = 0;
@@ -2469,6 +2877,8 @@ AVal *tensor_subscript(Interp *in, AVal *x, AVal *idx)
         dim[nd++] = x->dim[src++];
     if (!x->gpu)
         return av_tensor_new(in, (DType)x->dtype, nd, dim, false);
+    if (gather_index)
+        return tensor_result(in, tr_gather(in->tr, x->t, av_gpu(in, gather_index), nd, dim));
     AVal *r = tensor_result(in, tr_view(in->tr, x->t, nd, dim));
     r->transposed = true;
     return r;

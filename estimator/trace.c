@@ -374,8 +374,6 @@ TId tr_linear(Trace *tr, TId x, int64_t out, uint32_t w, uint32_t b)
 
 TId tr_matmul(Trace *tr, TId a, TId b)
 {
-    a = autocast_in(tr, a);
-    b = autocast_in(tr, b);
     int64_t dim[TR_MAXDIM];
     const TTensor *ta = T(tr, a);
     int nd = ta->nd ? ta->nd : 1;
@@ -383,13 +381,40 @@ TId tr_matmul(Trace *tr, TId a, TId b)
     if (!ta->nd)
         dim[0] = 1;
     dim[nd - 1] = tr_dim(tr, b, -1);
+    return tr_contract(tr, "matmul", a, b, nd, dim);
+}
+
+TId tr_contract(Trace *tr, const char *name, TId a, TId b, int nd, const int64_t *dim)
+{
+    a = autocast_in(tr, a);
+    b = autocast_in(tr, b);
     TId y = new_tensor(tr, tr_dtype(tr, a), nd, dim, out_grad(tr, a, b, 0, 0));
     if (needs_grad(tr, a))
         save(tr, b);
     if (needs_grad(tr, b))
         save(tr, a);
     TId in[2] = {a, b};
-    record(tr, "matmul", in, 2, y);
+    record(tr, name, in, 2, y);
+    return y;
+}
+
+TId tr_with_param(Trace *tr, TId x, uint32_t p, bool product)
+{
+    TId y = like(tr, x, tr_dtype(tr, x), out_grad(tr, x, 0, p, 0));
+    if (product && param_trains(tr, p))
+        save(tr, x);
+    use_param(tr, p);
+    record(tr, product ? "mul_param" : "add_param", &x, 1, y);
+    return y;
+}
+
+TId tr_gather(Trace *tr, TId x, TId index, int nd, const int64_t *dim)
+{
+    TId y = new_tensor(tr, tr_dtype(tr, x), nd, dim, needs_grad(tr, x));
+    if (needs_grad(tr, x))
+        save(tr, index);
+    TId in[2] = {x, index};
+    record(tr, "gather", in, index ? 2 : 1, y);
     return y;
 }
 
@@ -570,6 +595,12 @@ static TId binary(Trace *tr, const char *name, TId a, TId b, bool save_operands)
 TId tr_add(Trace *tr, TId a, TId b) { return binary(tr, "add", a, b, false); }
 TId tr_mul(Trace *tr, TId a, TId b) { return binary(tr, "mul", a, b, true); }
 TId tr_scale(Trace *tr, TId x) { return pointwise(tr, "mul_scalar", x, tr_dtype(tr, x), false, false); }
+
+TId tr_assumed(Trace *tr, const char *name, TId x)
+{
+    tr->assumed++;
+    return pointwise(tr, name, x, tr_dtype(tr, x), true, false);
+}
 
 TId tr_rms_norm_hf(Trace *tr, TId x, uint32_t w)
 {

@@ -83,6 +83,7 @@ typedef struct Trace {
     uint32_t head_op;            /* ops from here on are the logits and loss (0: none) */
     uint32_t layers;             /* repeated blocks (FSDP gathers one or two at a time) */
     uint64_t steps;              /* guard against runaway recording */
+    uint32_t assumed;            /* ops recorded by tr_assumed (not modelled) */
     bool overflow;               /* too many ops: the caller reports it */
     /* A refusal: a shape, size or count the estimate cannot take as meant
      * (not positive, too large, more memory than an estimate may use). The
@@ -124,6 +125,18 @@ void tr_param_drop(Trace *tr, uint32_t p);       /* replaced by a tied parameter
 /* ---- ops (what autograd saves and the dtype autocast picks, per op) ---- */
 TId tr_linear(Trace *tr, TId x, int64_t out, uint32_t w, uint32_t b);
 TId tr_matmul(Trace *tr, TId a, TId b);      /* batched: a[..., m, k] @ b[..., k, n] */
+/* A product of two tensors whose output shape the caller gives (einsum,
+ * outer, matmul): each operand is kept for the other's gradient. */
+TId tr_contract(Trace *tr, const char *name, TId a, TId b, int nd, const int64_t *dim);
+/* x * p or x / p (product) and x + p, x - p with an nn.Parameter p that
+ * broadcasts to x's shape: a product keeps x for p's gradient. */
+TId tr_with_param(Trace *tr, TId x, uint32_t p, bool product);
+/* Indexing by a tensor (x[idx], gather, index_select): a new tensor of the
+ * given shape; the backward keeps only the index. */
+TId tr_gather(Trace *tr, TId x, TId index, int nd, const int64_t *dim);
+/* An op pfc does not model, taken conservatively as elementwise: x's shape
+ * and dtype, x kept for the backward. Counted in tr->assumed. */
+TId tr_assumed(Trace *tr, const char *name, TId x);
 TId tr_embedding(Trace *tr, TId ids, int64_t d, uint32_t w);
 TId tr_conv2d(Trace *tr, TId x, int64_t cout, int k, int stride, int pad, int groups,
               uint32_t w, uint32_t b);
