@@ -484,6 +484,94 @@ static void test_alloc_round(void **state)
     assert_int_equal(dtype_size(DT_BOOL), 1);
 }
 
+/* ---- ops the interpreter maps tensor code onto (issue 12) ---------------------------- */
+
+/* x * p with an nn.Parameter p of 16 values (a hand-written norm's weight):
+ * x [8,16] fp32 = 512 bytes, p.grad = 64 bytes -> 512 rounded */
+static void test_param_product_saves_input(void **state)
+{
+    Trace *tr = TR(state);
+    TId x = made2(tr, DT_F32, 8, 16);
+    uint32_t p = tr_param(tr, 16);
+    TId y = tr_with_param(tr, x, p, true);
+    assert_true(T(tr, x)->saved);     /* grad_p = (grad_y * x).sum(...) */
+    assert_true(T(tr, y)->grad);
+    assert_int_equal(tr_bytes(tr, y), 512);
+    PassMemory m;
+    tr_simulate(tr, true, false, &m);
+    /* forward: x and y live together (1024); y has no reader: x alone is left */
+    assert_int_equal(m.fwd_peak, 1024);
+    assert_int_equal(m.saved, 512);
+    /* backward: the saved x and p.grad (512) */
+    assert_int_equal(m.bwd_peak, 1024);
+    assert_int_equal(m.at_bwd_peak.param_grads, 512);
+}
+
+/* x + p keeps nothing: its gradient is grad_y itself */
+static void test_param_sum_saves_nothing(void **state)
+{
+    Trace *tr = TR(state);
+    TId x = made2(tr, DT_F32, 8, 16);
+    TId y = tr_with_param(tr, x, tr_param(tr, 16), false);
+    assert_false(T(tr, x)->saved);
+    assert_true(T(tr, y)->grad);
+    PassMemory m;
+    tr_simulate(tr, false, false, &m);
+    assert_int_equal(m.saved, 0);
+}
+
+/* h[idx] with idx 4 int64 indices into h [1000,64] fp32 (256000 bytes):
+ * the result is [4,64] fp32 (1024 bytes); only idx (32 -> 512 bytes) is kept */
+static void test_gather_keeps_index_only(void **state)
+{
+    Trace *tr = TR(state);
+    TId x = made2(tr, DT_F32, 1000, 64);
+    TId h = tr_with_param(tr, x, tr_param(tr, 64), false);
+    int64_t four = 4, out[2] = {4, 64};
+    TId idx = tr_new(tr, DT_I64, 1, &four);
+    TId g = tr_gather(tr, h, idx, 2, out);
+    assert_true(T(tr, idx)->saved);
+    assert_false(T(tr, h)->saved);
+    assert_true(T(tr, g)->grad);
+    assert_int_equal(tr_bytes(tr, g), 1024);
+    PassMemory m;
+    tr_simulate(tr, false, false, &m);
+    assert_int_equal(m.saved, 512);
+}
+
+/* einsum of a [8,16] and b [8,16] (both need grad) into [8,8]: each operand
+ * is kept for the other's gradient: 512 + 512 bytes */
+static void test_contract_keeps_both_operands(void **state)
+{
+    Trace *tr = TR(state);
+    uint32_t p = tr_param(tr, 16);
+    TId a = tr_with_param(tr, made2(tr, DT_F32, 8, 16), p, false);
+    TId b = tr_with_param(tr, made2(tr, DT_F32, 8, 16), p, false);
+    int64_t out[2] = {8, 8};
+    TId c = tr_contract(tr, "einsum", a, b, 2, out);
+    assert_true(T(tr, a)->saved);
+    assert_true(T(tr, b)->saved);
+    assert_int_equal(tr_dim(tr, c, 0), 8);
+    assert_int_equal(tr_dim(tr, c, 1), 8);
+    PassMemory m;
+    tr_simulate(tr, false, false, &m);
+    assert_int_equal(m.saved, 1024);
+}
+
+/* an op pfc does not model: x's shape, x kept, and counted */
+static void test_assumed_op_keeps_input_and_counts(void **state)
+{
+    Trace *tr = TR(state);
+    TId a = tr_with_param(tr, made2(tr, DT_F32, 8, 16), tr_param(tr, 16), false);
+    assert_int_equal(tr->assumed, 0);
+    TId y = tr_assumed(tr, "`torch.special.erf`", a);
+    assert_int_equal(tr->assumed, 1);
+    assert_true(T(tr, a)->saved);
+    assert_int_equal(tr_dim(tr, y, 0), 8);
+    assert_int_equal(tr_dim(tr, y, 1), 16);
+    assert_true(T(tr, y)->grad);
+}
+
 int main(void)
 {
 #define T_(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -494,6 +582,9 @@ int main(void)
         T_(test_linear_under_autocast_saves_16bit_copies), T_(test_weight_used_twice_is_cast_once),
         T_(test_no_grad_saves_nothing), T_(test_checkpoint_saves_region_input),
         T_(test_kept_survives_backward), T_(test_param_drop_removes_tied), T_(test_alloc_round),
+        T_(test_param_product_saves_input), T_(test_param_sum_saves_nothing),
+        T_(test_gather_keeps_index_only), T_(test_contract_keeps_both_operands),
+        T_(test_assumed_op_keeps_input_and_counts),
     };
 #undef T_
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -905,3 +905,66 @@ check(j["params_total"] == 76298 and len(convs) == 2 and "[64,128,1000]" in conv
 check(len(reduce) == 1 and "nograd" not in reduce[0].split("from")[0],
       "h.mean(dim=2) stays in the graph (the convolutions get gradients)", f"reduce {reduce}")
 PY
+
+echo "--- 20. hand-written Llama pieces: type_as, Parameter operands, stack, einsum, gathers, F.pad"
+# RMSNorm as Llama writes it: x.float() ... .type_as(x), then * self.weight (an nn.Parameter
+# of 64 values). Before: .type_as() was unknown and every op after it vanished.
+cat > llama_bits.py <<'PY'
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+class RMSNorm(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(d))
+    def forward(self, x):
+        h = x.float()
+        return (h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + 1e-6)).type_as(x) * self.weight
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(1000, 64)
+        self.norm = RMSNorm(64)
+        self.W = nn.Parameter(torch.randn(128, 64))
+        self.pos = nn.Parameter(torch.zeros(1, 32, 128))
+        self.head = nn.Linear(128, 1000)
+    def forward(self, ids):
+        h = self.norm(self.emb(ids))               # [8, 32, 64]
+        h = h @ self.W.T + self.pos[:, :ids.size(1)]   # [8, 32, 128]: a linear on W
+        a, b = h.split([64, 64], dim=-1)          # two [8, 32, 64] views
+        s = torch.stack([a, b], dim=1)            # [8, 2, 32, 64]: a new axis
+        att = torch.einsum("bnid,bnjd->bnij", s, s)   # [8, 2, 32, 32]
+        o = torch.einsum("bnij,bnjd->bnid", att.softmax(-1), s)
+        o = F.pad(o, (0, 0, 0, 0, 0, 1))          # [8, 3, 32, 64]
+        last = o[:, :, torch.tensor([31])]        # a gather: [8, 3, 1, 64]
+        y = o.flatten(1, 2).mean(1) + last.mean((1, 2)).sum() * 0
+        return self.head(torch.special.erf(torch.cat([y, y], -1)))
+m = M().cuda()
+opt = torch.optim.Adam(m.parameters())
+ids = torch.randint(0, 1000, (8, 32), device="cuda")
+loss = F.cross_entropy(m(ids), ids[:, 0])
+loss.backward()
+opt.step()
+PY
+est llama_bits llama_bits.py
+"$PFC" estimate --trace llama_bits.py > llama_bits.trace
+verdict llama_bits <<'PY'
+j = J[0]
+trace = open("llama_bits.trace").read().splitlines()
+def ops(name): return [l for l in trace if l.split()[1:2] == [name]]
+mulp, lin, cat, ein, gat = ops("mul_param"), ops("linear"), ops("cat"), ops("einsum"), ops("gather")
+check(len(mulp) == 1 and "[8,32,64]" in mulp[0] and "saved" in mulp[0].split("from")[1],
+      "RMSNorm after type_as: `* self.weight` keeps its [8, 32, 64] input for the weight's gradient",
+      f"mul_param ops {mulp}")
+check(any("[8,32,128]" in l for l in lin) and any("[8,1000]" in l for l in lin),
+      "h @ self.W.T is a linear to [8, 32, 128]; the head is still reached", f"linear ops {lin}")
+check(any("[8,2,32,64]" in l.split("from")[0] for l in cat), "torch.stack adds an axis: [8, 2, 32, 64]",
+      f"cat ops {cat}")
+check(len(ein) == 2 and "[8,2,32,32]" in ein[0] and "[8,2,32,64]" in ein[1],
+      "einsum: [8, 2, 32, 32] scores, then [8, 2, 32, 64]", f"einsum ops {ein}")
+check(len(gat) == 1 and "[8,3,1,64]" in gat[0], "F.pad then an index tensor: a [8, 3, 1, 64] gather",
+      f"gather ops {gat}")
+check(j["ops_assumed"] == 1 and any("line 29" in a and "torch.special.erf" in a for a in j["assumptions"]),
+      "torch.special.erf: one op assumed elementwise, listed with its line",
+      f"ops_assumed {j['ops_assumed']}, assumptions {j['assumptions']}")
+PY
