@@ -458,6 +458,21 @@ static void bind(Interp *in, Frame *fr, AVal *self, Args *a)
 
 static bool is_loop_header(const IrFunction *f, BlockId b) { return f->blocks.v[b].loop_header == b; }
 
+/* An if/elif/while test's value: the branch it takes (0 the body, 1 the
+ * rest); unknown: the body of an if, said so, and never a while's. */
+static uint32_t branch_on(Interp *in, Frame *fr, ValueId test, uint32_t node, bool is_while)
+{
+    bool known;
+    bool t = av_truth(eval(in, fr, test), &known);
+    if (!known && is_while) {
+        interp_note(in, node, "a while loop whose condition is unknown was not entered");
+        return 1;   /* do not spin */
+    }
+    if (!known)
+        interp_note(in, node, "a condition pfc cannot evaluate was taken as true");
+    return known && !t ? 1 : 0;
+}
+
 /* The branch a conditional block takes: the if/elif/while test is the last
  * value of the block. Unknown conditions take the first branch. */
 static uint32_t choose_branch(Interp *in, Frame *fr, BlockId b)
@@ -472,6 +487,8 @@ static uint32_t choose_branch(Interp *in, Frame *fr, BlockId b)
     for (uint32_t i = blk->values.n; i-- > 0;)
         if (f->values.v[blk->values.v[i]].op == IR_ITER_NEXT && is_loop_header(f, b))
             return fr->iter_done[blk->values.v[i]] ? 1 : 0;
+    if (blk->cond)
+        return branch_on(in, fr, blk->cond, blk->cond_node, is_loop_header(f, b));
     uint32_t node = f->values.v[last].node;
     uint32_t parent = in->parent[node];
     NodeKind pk = (NodeKind)syn_node(in->S, parent)->kind;
@@ -1038,7 +1055,7 @@ static AVal *boolop(Interp *in, Frame *fr, ValueId v)
     const IrValue *x = &f->values.v[v];
     const Node *n = syn_node(in->S, x->node);
     if (n->kind == N_IF_EXP) {
-        ValueId test = value_for_node(in, fr->fi, node_kid_id(in->S, n, 1));
+        ValueId test = x->index;
         bool known;
         bool t = test ? av_truth(eval(in, fr, test), &known) : (known = false);
         if (!known)

@@ -93,7 +93,8 @@ typedef struct IrValue {
     uint32_t node;         /* CST node (or token elem) it came from, for spans */
     uint32_t name;         /* interned name: attribute, parameter, global */
     uint32_t qual;         /* interned qualified name ("torch.nn.functional.softmax") or 0 */
-    uint32_t index;        /* UNPACK element / FUNC or CLASS index / PARAM position */
+    uint32_t index;        /* UNPACK element / FUNC or CLASS index / PARAM position /
+                              the BOOLOP of `A if C else B`: the value of C */
     uint32_t cls;          /* facts: 1 + index of the in-file class this is an instance of */
     uint32_t ctor;         /* facts: qualified name of the library callable that made it */
     uint32_t origin;       /* facts: the DataLoader(...) call this loader comes from, as
@@ -111,6 +112,8 @@ typedef struct IrBlock {
     BlockId loop_header;          /* innermost enclosing loop's header, 0 if none */
     BlockId loop_parent;          /* for a loop header: the enclosing loop's header */
     uint32_t loop_node;           /* the FOR/WHILE node of that loop */
+    ValueId cond;                 /* the value an if/elif/while test branches on here, or 0 */
+    uint32_t cond_node;           /* that test's CST node */
     bool sealed;
 } IrBlock;
 

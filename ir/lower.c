@@ -565,9 +565,11 @@ static ValueId lower_expr(Lowerer *L, uint32_t id)
     }
     case N_IF_EXP: {
         ValueId a = lower_expr(L, node_kid_id(L->S, n, 0));
-        lower_expr(L, node_kid_id(L->S, syn_node(L->S, id), 1));
+        ValueId c = lower_expr(L, node_kid_id(L->S, syn_node(L->S, id), 1));
         ValueId b = lower_expr(L, node_kid_id(L->S, syn_node(L->S, id), 2));
-        return emit2(L, IR_BOOLOP, id, a, b);
+        ValueId v = emit2(L, IR_BOOLOP, id, a, b);
+        ir_cur_fn(L)->values.v[v].index = c;   /* the estimator picks the branch */
+        return v;
     }
     case N_BOOL_OP: return lower_kids(L, id, IR_BOOLOP);
     case N_NOT: return lower_kids(L, id, IR_COMPARE);

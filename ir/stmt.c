@@ -367,6 +367,16 @@ static uint32_t next_kid_pos(const Node *n, uint32_t from)
 }
 
 /* if test: BLOCK (elif test: BLOCK)* [else: BLOCK] -- ELIF nodes are children of IF */
+/* The current block branches on test (its value v): kept for whoever
+ * evaluates branches (the estimator), also when the test is a bare name
+ * and so no value of the block stands for it. */
+static void mark_test(Lowerer *L, uint32_t test, ValueId v)
+{
+    IrBlock *b = &ir_cur_fn(L)->blocks.v[L->fs->cur];
+    b->cond = v;
+    b->cond_node = test;
+}
+
 static void lower_if_chain(Lowerer *L, uint32_t id, uint32_t first_clause)
 {
     const Node *n = syn_node(L->S, id);
@@ -376,7 +386,7 @@ static void lower_if_chain(Lowerer *L, uint32_t id, uint32_t first_clause)
         raw = next_kid_pos(n, raw + 1);
     uint32_t test = node_kid_id(L->S, n, 0), body = node_kid_id(L->S, n, 1);
     for (;;) {
-        ir_lower_expr(L, test);
+        mark_test(L, test, ir_lower_expr(L, test));
         BlockId cond = L->fs->cur;
         begin_sealed_block(L, cond);
         lower_block(L, body);
@@ -451,7 +461,7 @@ static void lower_loop(Lowerer *L, uint32_t id, bool is_for)
     if (is_for)
         next = ir_emit1(L, IR_ITER_NEXT, id, iter);
     else
-        ir_lower_expr(L, node_kid_id(L->S, syn_node(L->S, id), 0));
+        mark_test(L, node_kid_id(L->S, syn_node(L->S, id), 0), ir_lower_expr(L, node_kid_id(L->S, syn_node(L->S, id), 0)));
     BlockId body = ir_new_block(L);
     ir_add_edge(L, header, body);
     ir_seal(L, body);

@@ -968,3 +968,40 @@ check(j["ops_assumed"] == 1 and any("line 29" in a and "torch.special.erf" in a 
       "torch.special.erf: one op assumed elementwise, listed with its line",
       f"ops_assumed {j['ops_assumed']}, assumptions {j['assumptions']}")
 PY
+
+echo "--- 21. bare-name conditions: a constructor's flags decide which submodules exist"
+# Block(64, cross=False): fc 64*64+64 = 4160; `if cross:` false, so no cross (64*1000+1000);
+# hidden = 4*d if wide else d with wide=None: d, so up is 64*64+64 = 4160. Total 8320.
+# With cross=True and wide=1: 4160 + 65000 + (64*256+256 = 16640) = 85800.
+cat > flags.py <<'PY'
+import torch
+import torch.nn as nn
+class Block(nn.Module):
+    def __init__(self, d, cross=False, wide=None):
+        super().__init__()
+        self.fc = nn.Linear(d, d)
+        if cross:
+            self.cross = nn.Linear(d, 1000)
+        hidden = 4 * d if wide else d
+        self.up = nn.Linear(d, hidden)
+    def forward(self, x):
+        return self.up(self.fc(x))
+def build(use_cross, wide=None):
+    return Block(64, cross=use_cross, wide=wide)
+model = build(False).cuda()
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+x = torch.randn(8, 64, device="cuda")
+loss = model(x).sum()
+loss.backward()
+opt.step()
+PY
+sed 's/model = build(False)/model = build(True, wide=1)/' flags.py > flags_on.py
+est flags flags.py
+est flags_on flags_on.py
+verdict flags flags_on <<'PY'
+off, on = J
+check(off["params_total"] == 8320 and not off["assumptions"],
+      "flags off: 8,320 parameters, no condition assumed", f"params {off['params_total']}, {off['assumptions']}")
+check(on["params_total"] == 85800 and not on["assumptions"],
+      "flags on: 85,800 parameters", f"params {on['params_total']}, {on['assumptions']}")
+PY
