@@ -12,6 +12,7 @@ typedef struct Reader {
     const Ir *ir;
     EstimateConfig *cfg;
     uint32_t zero_grad_at, backward_at, model_call_at;   /* 1 + source offsets of the first ones */
+    bool kbit_checkpointing;   /* prepare_model_for_kbit_training(use_gradient_checkpointing=) */
 } Reader;
 
 static const char *str_of(const Reader *r, uint32_t id)
@@ -80,6 +81,26 @@ static const char *kw_str(const KwReader *k, const char *name)
 {
     AVal *v = kw(k, name);
     return v && (v->k == AV_STR || v->k == AV_QUAL) ? v->s : NULL;
+}
+
+/* bitsandbytes loading, from BitsAndBytesConfig(...) or from_pretrained's
+ * own load_in_4bit= / load_in_8bit=: the bits, double quantization, and the
+ * dtype 4-bit weights are dequantized to (bnb's default: float32). */
+static void read_quantization(EstimateConfig *cfg, const KwReader *k)
+{
+    if (kw_true(k, "load_in_4bit", false))
+        cfg->quant_bits = 4;
+    else if (kw_true(k, "load_in_8bit", false))
+        cfg->quant_bits = 8;
+    if (cfg->quant_bits != 4)
+        return;
+    if (kw_true(k, "bnb_4bit_use_double_quant", false))
+        cfg->quant_double = true;
+    AVal *dt = kw(k, "bnb_4bit_compute_dtype");
+    if (dt && (dt->k == AV_QUAL || dt->k == AV_STR))
+        cfg->quant_compute = strstr(dt->s, "bfloat16") ? DT_BF16
+                             : strstr(dt->s, "float16") || strstr(dt->s, "half") ? DT_F16
+                             : DT_F32;
 }
 
 static void read_lora_targets(Reader *r, AVal *list)
@@ -228,6 +249,12 @@ static void read_call(Reader *r, Interp *in, int fi, const IrValue *v)
         const char *impl = kw_str(&k, "attn_implementation");
         if (impl && strcmp(impl, "eager") == 0)
             cfg->eager_attention = true;
+        read_quantization(cfg, &k);   /* the legacy load_in_4bit= / load_in_8bit= */
+    } else if (qual_is(r, q, "transformers.BitsAndBytesConfig")) {
+        read_quantization(cfg, &k);
+    } else if (q && qual_ends(r, q, ".prepare_model_for_kbit_training") && qual_starts(r, q, "peft.")) {
+        cfg->kbit_prepared = true;
+        r->kbit_checkpointing = kw_true(&k, "use_gradient_checkpointing", true);
     } else if (q && (qual_starts(r, q, "torch.optim.") || qual_starts(r, q, "bitsandbytes.optim.") ||
                      qual_is(r, q, "transformers.Adafactor") || qual_is(r, q, "transformers.optimization.Adafactor")) &&
                !strstr(qs, "lr_scheduler")) {
@@ -314,11 +341,31 @@ static void read_load_dtype(Reader *r, Interp *in, int fi, const IrValue *v)
     AVal *dt = kw(&k, "torch_dtype");
     if (!dt)
         dt = kw(&k, "dtype");
+    if (dt && dt->k != AV_NONE)
+        r->cfg->load_dtype_given = true;
     if (dt && (dt->k == AV_QUAL || dt->k == AV_STR) &&
         (strstr(dt->s, "bfloat16") || strstr(dt->s, "float16") || strstr(dt->s, "half"))) {
         r->cfg->weight_bytes = 2;
         r->cfg->weight_fp16 = !strstr(dt->s, "bfloat16");
     }
+}
+
+/* What stays unquantized under bitsandbytes: transformers loads it in
+ * float16 when no torch_dtype is given; prepare_model_for_kbit_training
+ * casts every 16-bit parameter that is not quantized to float32, and with
+ * a quantized model turns gradient checkpointing on. */
+static void read_quantized_dtypes(Reader *r)
+{
+    EstimateConfig *cfg = r->cfg;
+    if (cfg->quant_bits && !cfg->load_dtype_given && !cfg->kbit_prepared) {
+        cfg->weight_bytes = 2;
+        cfg->weight_fp16 = true;
+        assume(cfg, r->S->arena, "bitsandbytes without torch_dtype: the unquantized weights load in float16");
+    }
+    if (cfg->kbit_prepared)
+        cfg->weight_bytes = 4;
+    if (cfg->kbit_prepared && cfg->quant_bits && r->kbit_checkpointing)
+        cfg->grad_checkpointing = true;
 }
 
 void estimate_read(Syntax *s, const Ir *ir, EstimateConfig *cfg)
@@ -328,7 +375,8 @@ void estimate_read(Syntax *s, const Ir *ir, EstimateConfig *cfg)
     cfg->set_to_none = true;
     cfg->accumulation = 1;
     cfg->world_size = 1;
-    Reader r = {s, ir, cfg, 0, 0, 0};
+    cfg->quant_compute = -1;
+    Reader r = {s, ir, cfg, 0, 0, 0, false};
     Trace scratch;
     tr_init(&scratch, s->arena);
     Interp *in = interp_new(s->arena, s, ir, &scratch, NULL);
@@ -348,6 +396,7 @@ void estimate_read(Syntax *s, const Ir *ir, EstimateConfig *cfg)
             }
         }
     }
+    read_quantized_dtypes(&r);
     /* forward, zero_grad(), backward(): the old .grad lives through the forward */
     cfg->zero_grad_mid = r.zero_grad_at && r.model_call_at < r.zero_grad_at && r.zero_grad_at < r.backward_at;
     if (cfg->lora_r && !cfg->lora_targets)

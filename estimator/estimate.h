@@ -30,6 +30,11 @@ typedef struct EstimateConfig {
     bool zero_grad_mid;           /* zero_grad() between the forward and backward():
                                      the previous step's .grad lives through the forward */
     uint32_t lora_r;              /* 0 without LoRA */
+    int quant_bits;               /* bitsandbytes 4- or 8-bit loading (0: none) */
+    bool quant_double;            /* bnb_4bit_use_double_quant */
+    int quant_compute;            /* bnb_4bit_compute_dtype as a DType; -1: bnb's default (fp32) */
+    bool kbit_prepared;           /* peft.prepare_model_for_kbit_training: the rest upcast to fp32 */
+    bool load_dtype_given;        /* from_pretrained(torch_dtype=...) */
     uint32_t lora_targets;        /* LORA_* bits (hf.h) */
     double lora_dropout;
     int64_t accumulation;         /* gradient accumulation steps */

@@ -109,11 +109,28 @@ static TId lora(M *m, TId x, TId base, int64_t in, int64_t out)
     return tr_cast(tr, tr_add(tr, base, yb), tr_dtype(tr, base));
 }
 
-/* nn.Linear / Conv1D with its parameters, and LoRA when targeted. */
+/* A bitsandbytes Linear4bit / Linear8bitLt on a quantized weight w: the
+ * input cast to the compute dtype (4-bit), the product, cast back. */
+static TId quantized_linear(M *m, TId x, int64_t out, uint32_t w, uint32_t b)
+{
+    Trace *tr = m->tr;
+    DType in_dt = tr_dtype(tr, x);
+    if (m->o->quant_bits != 4 || in_dt == tr->quant_compute)
+        return tr_linear(tr, x, out, w, b);
+    TId y = tr_linear(tr, tr_cast(tr, x, tr->quant_compute), out, w, b);
+    return tr_cast(tr, y, in_dt);
+}
+
+/* nn.Linear / Conv1D with its parameters, and LoRA when targeted. Under
+ * bitsandbytes quantization the layers' weights are quantized (the head,
+ * recorded after head_begins, is not). */
 static TId lin(M *m, TId x, int64_t in, int64_t out, bool bias, uint32_t lora_bit)
 {
-    uint32_t w = param(m, in * out), b = bias ? param(m, out) : 0;
-    TId y = tr_linear(m->tr, x, out, w, b);
+    bool quantized = m->o->quant_bits && !m->tr->head_op;
+    uint32_t w = quantized ? tr_param_quantized(m->tr, (uint64_t)(in * out), m->o->quant_bits, m->o->quant_double)
+                           : param(m, in * out);
+    uint32_t b = bias ? param(m, out) : 0;
+    TId y = quantized ? quantized_linear(m, x, out, w, b) : tr_linear(m->tr, x, out, w, b);
     if (m->o->lora_r && lora_bit && (m->o->lora_targets & lora_bit))
         y = lora(m, x, y, in, out);
     return y;

@@ -72,6 +72,9 @@ typedef struct HfOptions {
                                 then). The v5 Trainer sets it False (TrainingArguments.use_cache,
                                 transformers PR #41585), as its measurements confirm. */
     uint32_t lora_r, lora_targets;   /* PEFT LoRA: base frozen, adapters fp32 trainable */
+    int quant_bits;          /* bitsandbytes: 4 or 8 for the layers' Linear weights (the head
+                                and embeddings stay unquantized, as transformers leaves them) */
+    bool quant_double;       /* bnb_4bit_use_double_quant */
     double lora_dropout;
     HfHead head;             /* which transformers class (see above) */
     bool fused_ce;           /* causal LM loss by a fused linear cross-entropy (Liger's):

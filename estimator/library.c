@@ -206,6 +206,10 @@ static AVal *call_hf(LibraryCtx *lc, Interp *in, Obj *m, AVal **args, const char
                            ? LORA_C_ATTN
                            : (LORA_Q | LORA_V);
     o.lora_dropout = cfg->lora_dropout;
+    o.quant_bits = cfg->quant_bits;
+    o.quant_double = cfg->quant_double;
+    if (cfg->quant_bits == 4)
+        tr->quant_compute = cfg->quant_compute >= 0 ? (DType)cfg->quant_compute : DT_F32;
     o.head = (HfHead)m->b;
     o.fused_ce = cfg->chunked_ce;
     o.num_labels = m->c;

@@ -191,7 +191,7 @@ uint32_t tr_param_dtype(Trace *tr, uint64_t numel, DType dt, bool trainable)
                                    (double)numel));
         numel = 1;
     }
-    TParam p = {numel, (uint8_t)dt, trainable, 0, 0};
+    TParam p = {numel, (uint8_t)dt, trainable, 0, 0, 0, false};
     VEC_PUSH(tr->arena, tr->params, p);
     return tr->params.n;
 }
@@ -199,6 +199,24 @@ uint32_t tr_param_dtype(Trace *tr, uint64_t numel, DType dt, bool trainable)
 uint32_t tr_param(Trace *tr, uint64_t numel)
 {
     return tr_param_dtype(tr, numel, tr->weight_dtype, !tr->frozen);
+}
+
+uint32_t tr_param_quantized(Trace *tr, uint64_t numel, int bits, bool double_quant)
+{
+    uint32_t p = tr_param_dtype(tr, numel, DT_U8, false);
+    tr->params.v[p - 1].bits = (uint8_t)bits;
+    tr->params.v[p - 1].double_quant = bits == 4 && double_quant;
+    return p;
+}
+
+uint64_t tr_param_storage(const TParam *p)
+{
+    if (p->bits == 4) {
+        uint64_t blocks = (p->numel + 63) / 64;
+        uint64_t absmax = p->double_quant ? ck_add(blocks, ck_mul((blocks + 255) / 256, 4)) : ck_mul(blocks, 4);
+        return ck_add((p->numel + 1) / 2, absmax);
+    }
+    return ck_mul(p->numel, dt_bytes[p->dtype]);
 }
 
 void tr_buffer(Trace *tr, uint64_t bytes) { tr->buffer_bytes = ck_add(tr->buffer_bytes, alloc_round(bytes)); }
@@ -218,7 +236,7 @@ void tr_param_totals(const Trace *tr, ParamTotals *out)
     memset(out, 0, sizeof *out);
     for (uint32_t i = 0; i < tr->params.n; i++) {
         const TParam *p = &tr->params.v[i];
-        uint64_t raw = ck_mul(p->numel, dt_bytes[p->dtype]), bytes = alloc_round(raw);
+        uint64_t raw = tr_param_storage(p), bytes = alloc_round(raw);
         out->total = ck_add(out->total, p->numel);
         out->bytes = ck_add(out->bytes, bytes);
         out->raw_bytes = ck_add(out->raw_bytes, raw);
@@ -368,7 +386,9 @@ TId tr_linear(Trace *tr, TId x, int64_t out, uint32_t w, uint32_t b)
     use_param(tr, w);
     use_param(tr, b);
     TId in[2] = {x, wc};
-    record(tr, "linear", in, 2, y);
+    uint32_t op = record(tr, "linear", in, 2, y);
+    if (op && w && P(tr, w)->bits == 4)   /* the dequantized weight, while the op runs */
+        tr->ops.v[op - 1].workspace = alloc_round(ck_mul(P(tr, w)->numel, dt_bytes[tr->quant_compute]));
     return y;
 }
 

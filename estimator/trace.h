@@ -62,6 +62,8 @@ typedef struct TParam {
     bool trainable;
     uint32_t last_op;     /* 1 + the last op using it: its .grad appears in that op's backward */
     TId autocast_copy;    /* the cached 16-bit copy within the autocast region */
+    uint8_t bits;         /* 4 or 8: a bitsandbytes-quantized weight (frozen), 0 otherwise */
+    bool double_quant;    /* 4-bit: its absmax quantized again (bnb_4bit_use_double_quant) */
 } TParam;
 
 typedef struct Trace {
@@ -78,6 +80,7 @@ typedef struct Trace {
     bool training;               /* module.training: dropout active */
     bool no_grad;                /* torch.no_grad(): nothing saved, nothing requires grad */
     bool frozen;                 /* new parameters are not trainable (PEFT base) */
+    DType quant_compute;         /* bnb 4-bit: the dtype its weights are dequantized to */
     uint32_t ckpt, nckpt;        /* current checkpoint region */
     uint64_t buffer_bytes;       /* registered buffers (masks, BatchNorm statistics) */
     uint32_t head_op;            /* ops from here on are the logits and loss (0: none) */
@@ -119,6 +122,14 @@ TId tr_hold(Trace *tr, DType dt, int nd, const int64_t *dim);
 /* ---- parameters ---- */
 uint32_t tr_param(Trace *tr, uint64_t numel);              /* returns a param index + 1 */
 uint32_t tr_param_dtype(Trace *tr, uint64_t numel, DType dt, bool trainable);
+/* A bitsandbytes weight of numel values: 4-bit (NF4/FP4: two values a byte,
+ * one fp32 absmax per block of 64, or with double quantization an 8-bit
+ * absmax and one fp32 per 256 blocks) or 8-bit (LLM.int8: a byte each).
+ * Never trainable; a linear on a 4-bit weight dequantizes it to
+ * tr->quant_compute while it runs, forward and backward. */
+uint32_t tr_param_quantized(Trace *tr, uint64_t numel, int bits, bool double_quant);
+/* A parameter's bytes as stored (before the allocator's rounding). */
+uint64_t tr_param_storage(const TParam *p);
 void tr_buffer(Trace *tr, uint64_t bytes);
 void tr_param_drop(Trace *tr, uint32_t p);       /* replaced by a tied parameter */
 

@@ -572,6 +572,42 @@ static void test_assumed_op_keeps_input_and_counts(void **state)
     assert_true(T(tr, y)->grad);
 }
 
+/* bitsandbytes storage, worked from the layouts: a 4096 x 4096 weight is
+ * 16777216 values. NF4 packs two a byte (8388608) with one fp32 absmax per
+ * 64 values (262144 blocks: 1048576 bytes) = 9437184; with double
+ * quantization the absmax is one byte a block (262144) plus one fp32 per 256
+ * blocks (1024 x 4 = 4096) = 8654848. LLM.int8: a byte a value, 16777216. */
+static void test_quantized_weight_storage(void **state)
+{
+    Trace *tr = TR(state);
+    uint32_t nf4 = tr_param_quantized(tr, 4096 * 4096, 4, false);
+    uint32_t dq = tr_param_quantized(tr, 4096 * 4096, 4, true);
+    uint32_t i8 = tr_param_quantized(tr, 4096 * 4096, 8, false);
+    assert_int_equal(tr_param_storage(&tr->params.v[nf4 - 1]), 9437184);
+    assert_int_equal(tr_param_storage(&tr->params.v[dq - 1]), 8654848);
+    assert_int_equal(tr_param_storage(&tr->params.v[i8 - 1]), 16777216);
+    ParamTotals pt;
+    tr_param_totals(tr, &pt);
+    assert_int_equal(pt.total, 3u * 4096 * 4096);   /* values, not bytes */
+    assert_int_equal(pt.trainable, 0);              /* quantized weights never train */
+    assert_int_equal(pt.raw_bytes, 9437184 + 8654848 + 16777216);
+}
+
+/* a linear on a 4-bit weight dequantizes it while it runs: with bf16
+ * compute, 4096 x 4096 x 2 bytes = 33554432 of workspace; the frozen weight
+ * keeps nothing of its input */
+static void test_quantized_linear_dequantizes(void **state)
+{
+    Trace *tr = TR(state);
+    tr->quant_compute = DT_BF16;
+    uint32_t w = tr_param_quantized(tr, 4096 * 4096, 4, true);
+    TId x = made2(tr, DT_BF16, 8, 4096);
+    TId y = tr_linear(tr, x, 4096, w, 0);
+    assert_int_equal(last_op(tr)->workspace, 33554432);
+    assert_false(T(tr, x)->saved);
+    assert_false(T(tr, y)->grad);
+}
+
 int main(void)
 {
 #define T_(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -584,7 +620,8 @@ int main(void)
         T_(test_kept_survives_backward), T_(test_param_drop_removes_tied), T_(test_alloc_round),
         T_(test_param_product_saves_input), T_(test_param_sum_saves_nothing),
         T_(test_gather_keeps_index_only), T_(test_contract_keeps_both_operands),
-        T_(test_assumed_op_keeps_input_and_counts),
+        T_(test_assumed_op_keeps_input_and_counts), T_(test_quantized_weight_storage),
+        T_(test_quantized_linear_dequantizes),
     };
 #undef T_
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1005,3 +1005,60 @@ check(off["params_total"] == 8320 and not off["assumptions"],
 check(on["params_total"] == 85800 and not on["assumptions"],
       "flags on: 85,800 parameters", f"params {on['params_total']}, {on['assumptions']}")
 PY
+
+echo "--- 22. QLoRA: bitsandbytes 4-bit weights, prepare_model_for_kbit_training, 8-bit"
+# Llama-2-7b: per layer q,k,v,o are 4096 x 4096 and gate,up,down 4096 x 11008, all quantized;
+# NF4 with double quantization stores n/2 bytes + one byte per 64-value block + 4 bytes per
+# 256 blocks. The embeddings, head and 65 norms stay unquantized, cast to fp32 by
+# prepare_model_for_kbit_training; LoRA r=16 on q,k,v,o adds 32*4*2*16*4096 fp32 values.
+cat > qlora.py <<'PY'
+import torch
+from transformers import AutoModelForCausalLM, BitsAndBytesConfig, TrainingArguments, Trainer
+from peft import LoraConfig, get_peft_model, prepare_model_for_kbit_training
+bnb = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4",
+                         bnb_4bit_use_double_quant=True, bnb_4bit_compute_dtype=torch.bfloat16)
+model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf", quantization_config=bnb)
+model = prepare_model_for_kbit_training(model)
+config = LoraConfig(r=16, lora_alpha=32, target_modules=["q_proj", "k_proj", "v_proj", "o_proj"])
+model = get_peft_model(model, config)
+args = TrainingArguments(output_dir="out", per_device_train_batch_size=4, bf16=True)
+Trainer(model=model, args=args, train_dataset=None).train()
+PY
+# the same model loaded in 8 bits with torch_dtype=float16, no prepare: a byte per quantized
+# value, the rest fp16; and 4-bit without torch_dtype (transformers loads the rest in fp16)
+cat > int8.py <<'PY'
+import torch
+from transformers import AutoModelForCausalLM, TrainingArguments, Trainer
+from peft import LoraConfig, get_peft_model
+model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf", load_in_8bit=True,
+                                             torch_dtype=torch.float16)
+model = get_peft_model(model, LoraConfig(r=16, target_modules=["q_proj", "k_proj", "v_proj", "o_proj"]))
+args = TrainingArguments(output_dir="out", per_device_train_batch_size=4, fp16=True)
+Trainer(model=model, args=args, train_dataset=None).train()
+PY
+sed -e 's/model = prepare_model_for_kbit_training(model)//' qlora.py > nodtype.py
+est qlora qlora.py --seq 512
+est int8 int8.py --seq 512
+est nodtype nodtype.py --seq 512
+verdict qlora int8 nodtype <<'PY'
+q, i8, nd = J
+d, ff, L, V = 4096, 11008, 32, 32000
+def nf4_dq(n):
+    blocks = (n + 63) // 64
+    return (n + 1) // 2 + blocks + (blocks + 255) // 256 * 4
+quant4 = L * (4 * nf4_dq(d * d) + 3 * nf4_dq(d * ff))
+rest = 2 * V * d + (2 * L + 1) * d
+lora = L * 4 * 2 * 16 * d
+check(C(q, "weights") == quant4 + 4 * rest + 4 * lora == 4457521152,
+      "4-bit NF4 + double quant, the rest fp32 after prepare: 4,457,521,152 bytes of weights",
+      f"weights {C(q, 'weights')}, by hand {quant4 + 4 * rest + 4 * lora}")
+check(q["params_trainable"] == lora and B(q, "activations") * 4 < B(nd, "activations"),
+      "only the adapters train; prepare_model_for_kbit_training turns checkpointing on (activations < 1/4)",
+      f"trainable {q['params_trainable']}, activations {B(q, 'activations')} vs {B(nd, 'activations')} without")
+quant8 = L * (4 * d * d + 3 * d * ff)
+check(C(i8, "weights") == quant8 + 2 * rest + 4 * lora,
+      "8-bit: a byte per quantized value, the rest fp16", f"weights {C(i8, 'weights')}, by hand {quant8 + 2 * rest + 4 * lora}")
+check(C(nd, "weights") == quant4 + 2 * rest + 4 * lora and any("float16" in a for a in nd["assumptions"]),
+      "4-bit without torch_dtype: the rest in fp16, said so",
+      f"weights {C(nd, 'weights')}, by hand {quant4 + 2 * rest + 4 * lora}, {nd['assumptions']}")
+PY
