@@ -240,6 +240,14 @@ static void training_phases(Phases *ph, const EstimateConfig *cfg, const Budget 
     }
 }
 
+/* FSDP, ZeRO-2 and ZeRO-3 reduce-scatter each gradient as the backward
+ * makes it (per wrapped layer): the ranks it is split over, else 1. */
+static uint32_t grads_sharded(const EstimateConfig *cfg)
+{
+    bool sharded = cfg->shard == SHARD_FSDP || cfg->shard == SHARD_ZERO3 || cfg->shard == SHARD_ZERO2;
+    return sharded && cfg->world_size > 1 && cfg->world_size < UINT32_MAX ? (uint32_t)cfg->world_size : 1;
+}
+
 static void assemble(const EstimateConfig *cfg, const Trace *tr, bool training, uint64_t retained,
                      Estimate *out)
 {
@@ -364,6 +372,7 @@ bool estimate_run(Syntax *s, const Ir *ir, const EstimateConfig *cfg, Estimate *
         if (acc > effective.accumulation)
             effective.accumulation = acc;
         (void)iterations;
+        tr.grad_shards = grads_sharded(&effective);
         assemble(&effective, &tr, t.training, retained, out);
         project(out);
         if (out->projected_high > CK_BYTES_MAX) {   /* not reached while the sizes above hold */

@@ -87,8 +87,9 @@ static void plan(Sim *s, PassMemory *m, uint64_t live_end[K__N])
     }
     for (uint32_t i = 0; i < tr->params.n; i++) {
         const TParam *p = &tr->params.v[i];
+        uint64_t shards = tr->grad_shards > 1 ? tr->grad_shards : 1;
         if (p->trainable && p->last_op)
-            s->pgrad_at[p->last_op] += alloc_round(p->numel * dtype_size((DType)p->dtype));
+            s->pgrad_at[p->last_op] += alloc_round(p->numel * dtype_size((DType)p->dtype) / shards);
     }
 }
 

@@ -81,6 +81,8 @@ typedef struct Trace {
     bool no_grad;                /* torch.no_grad(): nothing saved, nothing requires grad */
     bool frozen;                 /* new parameters are not trainable (PEFT base) */
     DType quant_compute;         /* bnb 4-bit: the dtype its weights are dequantized to */
+    uint32_t grad_shards;        /* FSDP, ZeRO-2/3 over N ranks: each .grad is reduce-scattered as
+                                    the backward makes it, a rank keeps 1/N (0, 1: whole) */
     uint32_t ckpt, nckpt;        /* current checkpoint region */
     uint64_t buffer_bytes;       /* registered buffers (masks, BatchNorm statistics) */
     uint32_t head_op;            /* ops from here on are the logits and loss (0: none) */

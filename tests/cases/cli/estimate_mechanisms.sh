@@ -1062,3 +1062,28 @@ check(C(nd, "weights") == quant4 + 2 * rest + 4 * lora and any("float16" in a fo
       "4-bit without torch_dtype: the rest in fp16, said so",
       f"weights {C(nd, 'weights')}, by hand {quant4 + 2 * rest + 4 * lora}, {nd['assumptions']}")
 PY
+
+echo "--- 23. FSDP: the backward reduce-scatters each gradient, a rank keeps its shard"
+# Llama-2-7b in bf16: 6,738,415,616 parameters, 13,476,831,232 bytes of gradients in all;
+# over 8 ranks a rank holds 1,684,603,904 at any point of the backward (the old estimate
+# kept every gradient whole until the step).
+cat > fsdp.py <<'PY'
+import torch
+from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+from transformers import AutoModelForCausalLM
+model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf", torch_dtype=torch.bfloat16)
+model = FSDP(model)
+model.train()
+ids = torch.randint(0, 32000, (1, 16), device="cuda")
+out = model(input_ids=ids, labels=ids)
+out.loss.backward()
+PY
+est fsdp1 fsdp.py --world-size 1
+est fsdp8 fsdp.py --world-size 8
+verdict fsdp1 fsdp8 <<'PY'
+one, eight = J
+check(B(one, "gradients") == 13476831232, "one rank: every gradient whole, 13,476,831,232 bytes",
+      f"gradients at the peak {B(one, 'gradients')}")
+check(B(eight, "gradients") == 13476831232 // 8, "8 ranks: a rank's shards, 1,684,603,904 bytes",
+      f"gradients at the peak {B(eight, 'gradients')} ({eight['peak_phase']})")
+PY
