@@ -175,8 +175,8 @@ def check_no_gradient(v, th):
     if not v.s.backwards:
         return []
     missing = [pid for pid in _checked_params(v) if not v.got_grad(pid)]
-    if not missing:
-        return []
+    if not missing or v.s.detached_backward and not any(map(v.got_grad, v.params)):
+        return []   # nothing got a gradient from a detached loss: that is TG301
     ddp = [pid for pid in missing if _ddp_without_unused(v.root_of[pid])]
     if ddp:
         return [Finding("TG406", "ddp_unused",
@@ -242,8 +242,9 @@ def _lora_a_expected_zero(v, pid):
     partner = name.replace("lora_A", "lora_B").replace("lora_embedding_A", "lora_embedding_B")
     for qid, qname in v.pname.items():
         if qname == partner:
-            b = v.params[qid]
-            return bool((b.detach() == 0).all())
+            if v.s.zero_params is not None:   # B as it was before the step
+                return qid in v.s.zero_params
+            return bool((v.params[qid].detach() == 0).all())
     return False
 
 
@@ -353,13 +354,11 @@ def check_distributed(v, th):
     dist = torch.distributed
     if not (dist.is_available() and dist.is_initialized()):
         return []
-    wrappers = [torch.nn.parallel.DistributedDataParallel]
-    try:
-        from torch.distributed.fsdp import FullyShardedDataParallel
-        wrappers.append(FullyShardedDataParallel)
-    except ImportError:
-        pass
-    bare = [r for r in v.trained_roots() if not isinstance(r, tuple(wrappers))]
+
+    def wrapped(r):   # FSDP by name: importing it fails on some builds (torch 1.13, py3.11)
+        return any(c.__name__ in ("DistributedDataParallel", "FullyShardedDataParallel")
+                   for c in type(r).__mro__)
+    bare = [r for r in v.trained_roots() if not wrapped(r)]
     return [Finding("TG201", "distributed",
                     "a process group is up (world size %d) but %s trains unwrapped: its "
                     "gradients are never synchronised" % (dist.get_world_size(),

@@ -43,6 +43,7 @@ class Session:
         self.backwards = 0
         self.detached_backward = None   # site of a backward() on a leaf
         self.grad_snapshot = None       # per parameter id: grad norm before step
+        self.zero_params = None         # ids of parameters all zero before the step
         self.bad_grads = []             # parameter ids with a non-finite grad
         self.bad_params = []            # parameter ids non-finite after step
         self.module_sites = weakref.WeakKeyDictionary()
@@ -146,9 +147,11 @@ class Session:
         return {id(p) for o in opts for g in o.param_groups for p in g["params"]}
 
     def _before_step(self, opt):
-        snapshot = {}
+        snapshot, self.zero_params = {}, set()
         for g in opt.param_groups:
             for p in g["params"]:
+                if bool((p.detach() == 0).all()):
+                    self.zero_params.add(id(p))
                 if p.grad is None:
                     continue
                 grad = p.grad.detach()
