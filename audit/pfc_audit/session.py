@@ -88,7 +88,7 @@ class Session:
             def __init__(module, *a, **k):
                 old(module, *a, **k)
                 if not session.done and module not in session.module_sites:
-                    site = sites.user_site(2)
+                    site = sites.user_site(2, constructing=module)
                     if site:
                         session.module_sites[module] = site
             return __init__
@@ -101,7 +101,7 @@ class Session:
             def __init__(opt, *a, **k):
                 old(opt, *a, **k)
                 if not session.done and opt not in session.optimizer_sites:
-                    session.add_optimizer(opt, sites.user_site(2))
+                    session.add_optimizer(opt, sites.user_site(2, constructing=opt))
             return __init__
         self._patch(torch.optim.Optimizer, "__init__", make)
 

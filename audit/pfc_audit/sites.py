@@ -24,10 +24,16 @@ def is_user_file(path):
     return not real.startswith(_LIB_DIRS)
 
 
-def user_site(skip=1):
-    """(path, line) of the innermost user frame on the stack, or None."""
+def user_site(skip=1, constructing=None):
+    """(path, line) of the innermost user frame on the stack, or None. With
+    `constructing`, the frames of that object's own __init__ chain are passed
+    over: a module is placed where it is built, not at its super().__init__()."""
     frame = sys._getframe(skip)
     while frame is not None:
+        if constructing is not None and frame.f_code.co_name == "__init__" \
+                and frame.f_locals.get("self") is constructing:
+            frame = frame.f_back
+            continue
         if is_user_file(frame.f_code.co_filename):
             return frame.f_code.co_filename, frame.f_lineno
         frame = frame.f_back
