@@ -415,8 +415,13 @@ int cmd_audit(int argc, char **argv)
     snprintf(slash ? slash : bindir, sizeof bindir - (size_t)(slash ? slash - bindir : 0), "%s",
              slash ? "" : ".");
     if (!find_package(bindir, pkg, sizeof pkg)) {
-        fprintf(stderr, "pfc: error: the pfc_audit package is not installed (looked in "
-                "$PFC_AUDIT_PATH, %s/../lib/pfc/python and the source tree)\n", bindir);
+        const char *env = getenv("PFC_AUDIT_PATH");
+        if (env && *env)
+            fprintf(stderr, "pfc: error: the pfc_audit package is not installed in "
+                    "PFC_AUDIT_PATH=%s\n", env);
+        else
+            fprintf(stderr, "pfc: error: the pfc_audit package is not installed (looked in "
+                    "%s/../lib/pfc/python and the source tree)\n", bindir);
         return EXIT_USAGE;
     }
     bool no_torch;

@@ -9,7 +9,14 @@ import warnings
 import torch
 
 from .report import AuditError, Finding
-from .tensors import leaves
+from .tensors import leaves, wrap_step
+
+
+class _Undo:
+    """A hook handle for an undo function."""
+
+    def __init__(self, undo):
+        self.remove = undo
 
 
 class Monitor:
@@ -24,9 +31,8 @@ class Monitor:
         self._handles = [m.register_forward_hook(self._post) for m in model.modules()
                          if m is not model]
         self._handles.append(model.register_forward_hook(self._model_done))
-        self._optimizer, self._step = optimizer, None
         if optimizer is not None:
-            self._wrap_step(optimizer)
+            self._handles.append(_Undo(wrap_step(optimizer, self._check_grads)))
 
     def _post(self, module, inputs, output):
         ok = None
@@ -50,19 +56,12 @@ class Monitor:
             self._names.get(id(first), "?"), type(first).__name__, self.steps + 1))
         self._count()
 
-    def _wrap_step(self, opt):
-        import types
-        original, mon = opt.step, self
-
-        def step(self_opt, *a, **k):
-            grads = [p.grad for g in self_opt.param_groups for p in g["params"]
-                     if p.grad is not None]
-            if grads and not bool(torch.isfinite(
-                    torch.stack([g.detach().float().norm() for g in grads])).all()):
-                mon._report("a gradient holds NaN/Inf before optimizer step %d" % (mon.steps + 1))
-            return original(*a, **k)
-        opt.step = types.MethodType(step, opt)
-        self._step = opt
+    def _check_grads(self, opt):
+        grads = [p.grad for g in opt.param_groups for p in g["params"] if p.grad is not None]
+        if grads and not bool(torch.isfinite(
+                torch.stack([g.detach().float().norm() for g in grads])).all()):
+            self._report("a gradient holds NaN/Inf before optimizer step %d" % (self.steps + 1))
+        return False
 
     def _count(self):
         self.steps += 1
@@ -81,9 +80,6 @@ class Monitor:
         for h in self._handles:
             h.remove()
         self._handles = []
-        if self._step is not None:
-            self._step.__dict__.pop("step", None)
-            self._step = None
 
     def __enter__(self):
         return self

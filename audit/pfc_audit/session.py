@@ -9,7 +9,7 @@ import torch
 import torch.nn as nn
 
 from . import sites
-from .tensors import all_finite, alive_units
+from .tensors import all_finite, alive_units, wrap_step
 
 RELU_TYPES = (nn.ReLU, nn.ReLU6)
 
@@ -122,31 +122,18 @@ class Session:
     # ---- optimizers -----------------------------------------------------------------
 
     def add_optimizer(self, opt, site):
-        """Watches opt.step() on the instance. The wrapper is a bound method:
-        LR schedulers rewrap `optimizer.step` through its __func__."""
-        import types
         self.optimizer_sites[opt] = site
         self.optimizers.append(opt)
-        session, original = self, opt.step
-
-        def step(self_opt, *a, **k):
-            if session.done or session.stepped is not None:
-                return original(*a, **k)
-            session.step_site = sites.user_site(2)
-            session._before_step(self_opt)
-            result = original(*a, **k)
-            session._after_step(self_opt)
-            if session.stop_after_step:
-                raise StopAudit()
-            return result
-        opt.step = types.MethodType(step, opt)
-        self._undo.append(lambda: opt.__dict__.pop("step", None))
+        self._undo.append(wrap_step(opt, self._before_step, self._after_step))
 
     def optimizer_params(self, opt=None):
         opts = [opt] if opt is not None else self.optimizers
         return {id(p) for o in opts for g in o.param_groups for p in g["params"]}
 
     def _before_step(self, opt):
+        if self.done or self.stepped is not None:
+            return False
+        self.step_site = sites.user_site(3)
         snapshot, self.zero_params = {}, set()
         for g in opt.param_groups:
             for p in g["params"]:
@@ -159,6 +146,7 @@ class Session:
                     self.bad_grads.append(id(p))
                 snapshot[id(p)] = (float(grad.float().norm()), bool((grad == 0).all()))
         self.grad_snapshot = snapshot
+        return True
 
     def _after_step(self, opt):
         self.stepped = opt
@@ -166,6 +154,8 @@ class Session:
             for p in g["params"]:
                 if not bool(torch.isfinite(p.detach()).all()):
                     self.bad_params.append(id(p))
+        if self.stop_after_step:
+            raise StopAudit()
 
     # ---- backward -------------------------------------------------------------------
 

@@ -1,4 +1,6 @@
 """Small helpers over tensors and the pytrees modules return."""
+import types
+
 import torch
 
 
@@ -39,3 +41,20 @@ def alive_units(out):
 
 def grad_norm(p):
     return float(p.grad.detach().float().norm()) if p.grad is not None else 0.0
+
+
+def wrap_step(opt, before, after=None):
+    """Wraps opt.step() on the instance: before(opt) runs first and says whether
+    to watch this call; after(opt) follows a watched one. The wrapper is a bound
+    method because LR schedulers rewrap `optimizer.step` through its __func__.
+    Returns the undo."""
+    original = opt.step
+
+    def step(self_opt, *a, **k):
+        watched = before(self_opt)
+        result = original(*a, **k)
+        if watched and after is not None:
+            after(self_opt)
+        return result
+    opt.step = types.MethodType(step, opt)
+    return lambda: opt.__dict__.pop("step", None)
