@@ -58,7 +58,8 @@ def why_not(text):
     """Why a script cannot run on this machine's CPU, or None."""
     for mod in ("transformers", "peft", "torchvision"):
         if re.search(r"^\s*(import|from) %s\b" % mod, text, re.M):
-            return "needs `%s` (not installed here; Hugging Face models also need the hub)" % mod
+            return "needs `%s` (not installed here%s)" % (
+                mod, "; Hugging Face models also need the hub" if mod != "torchvision" else "")
     return None
 
 
@@ -109,7 +110,8 @@ def main(pfc, scripts):
             if reason:
                 print("- `%s`: not run: %s" % (name, reason))
                 continue
-            sizes = ", ".join("`%s` -> `%s`" % (a.strip("^$\\"), b) for a, b in SHRINK.get(name, []))
+            sizes = ", ".join("`%s` -> `%s`" % (a.strip("^$").replace("\\d+", "N"), b)
+                              for a, b in SHRINK.get(name, []))
             status, lines, crash = audit(pfc, name, text, tmp)
             compat = " (1.13 compat: LayerNorm(bias=), scaled_dot_product_attention)" \
                 if "nn.LayerNorm(" in text and _torch_older_than(2, 1) else ""
