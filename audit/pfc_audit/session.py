@@ -131,9 +131,9 @@ class Session:
         return {id(p) for o in opts for g in o.param_groups for p in g["params"]}
 
     def _before_step(self, opt):
-        if self.done or self.stepped is not None:
-            return False
-        self.step_site = sites.user_site(3)
+        if self.done or self.stepped is not None or self.step_site is not None:
+            return False   # an optimizer stepping another (ZeRO) is one step
+        self.step_site = sites.user_site(3) or ("", 0)
         snapshot, self.zero_params = {}, set()
         for g in opt.param_groups:
             for p in g["params"]:

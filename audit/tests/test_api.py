@@ -200,6 +200,27 @@ class Runner(unittest.TestCase):
         self.assertRegex(crash, r"^ValueError: broken data \(.*crasher.py:3\)$")
 
 
+class WhereNonfiniteIsBorn(unittest.TestCase):
+    """TG402 names where the first NaN/Inf came from, per case."""
+
+    def message(self, case):
+        from pfc_audit.checks import run_checks
+        session, crash = run_script(os.path.join(HERE, "cases", case), [])
+        self.assertIsNone(crash)
+        return " | ".join(f.message for f in run_checks(session)[0] if f.code == "TG402")
+
+    def test_each_origin(self):
+        self.assertIn("first produced by module head (LogHead) from finite inputs",
+                      self.message("nonfinite_module_bad.py"))
+        self.assertIn("the batch given to MLP holds NaN/Inf", self.message("nonfinite_input_bad.py"))
+        self.assertIn("the loss passed to backward() is NaN/Inf",
+                      self.message("nonfinite_loss_bad.py"))
+        self.assertIn("4 gradient(s) hold NaN/Inf before the step",
+                      self.message("nonfinite_grad_bad.py"))
+        self.assertIn("parameter(s) hold NaN/Inf after the step",
+                      self.message("nonfinite_step_bad.py"))
+
+
 @unittest.skipUnless(os.environ.get("PFC"), "needs $PFC (tests/audit.sh sets it)")
 class CatalogAgreesWithExplain(unittest.TestCase):
     def test_names_and_severities(self):
