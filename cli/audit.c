@@ -396,6 +396,42 @@ static int audit_status(const AuditOptions *o, const AuditResult *r)
     return EXIT_CLEAN;
 }
 
+/* The binary's own path and folder (the package is found from there). */
+static void locate_self(char *self, char *dir, size_t cap)
+{
+    if (!realpath("/proc/self/exe", self))
+        snprintf(self, cap, "pfc");
+    snprintf(dir, cap, "%s", self);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        snprintf(dir, cap, ".");
+}
+
+/* The package and a Python with PyTorch; -1, or EXIT_USAGE after one line. */
+static int locate_runtime(const char *bindir, char *pkg, size_t cap, const char **python)
+{
+    if (!find_package(bindir, pkg, cap)) {
+        const char *env = getenv("PFC_AUDIT_PATH");
+        if (env && *env)
+            fprintf(stderr, "pfc: error: the pfc_audit package is not installed in "
+                    "PFC_AUDIT_PATH=%s\n", env);
+        else
+            fprintf(stderr, "pfc: error: the pfc_audit package is not installed (looked in "
+                    "%s/../lib/pfc/python and the source tree)\n", bindir);
+        return EXIT_USAGE;
+    }
+    bool no_torch;
+    if (!(*python = find_python(&no_torch))) {
+        fprintf(stderr, "pfc: error: %s\n", no_torch
+                ? "PyTorch is not installed for python3 (pip install torch, or set PFC_PYTHON)"
+                : "python3 not found (set PFC_PYTHON to a Python with PyTorch)");
+        return EXIT_USAGE;
+    }
+    return -1;
+}
+
 int cmd_audit(int argc, char **argv)
 {
     AuditOptions o = {.style = {.format = FMT_FULL, .color = isatty(STDOUT_FILENO) &&
@@ -408,37 +444,17 @@ int cmd_audit(int argc, char **argv)
         return EXIT_USAGE;
     }
     char self[PATH_MAX], bindir[PATH_MAX], pkg[PATH_MAX];
-    if (!realpath("/proc/self/exe", self))
-        snprintf(self, sizeof self, "pfc");
-    snprintf(bindir, sizeof bindir, "%s", self);
-    char *slash = strrchr(bindir, '/');
-    snprintf(slash ? slash : bindir, sizeof bindir - (size_t)(slash ? slash - bindir : 0), "%s",
-             slash ? "" : ".");
-    if (!find_package(bindir, pkg, sizeof pkg)) {
-        const char *env = getenv("PFC_AUDIT_PATH");
-        if (env && *env)
-            fprintf(stderr, "pfc: error: the pfc_audit package is not installed in "
-                    "PFC_AUDIT_PATH=%s\n", env);
-        else
-            fprintf(stderr, "pfc: error: the pfc_audit package is not installed (looked in "
-                    "%s/../lib/pfc/python and the source tree)\n", bindir);
-        return EXIT_USAGE;
-    }
-    bool no_torch;
-    const char *python = find_python(&no_torch);
-    if (!python) {
-        fprintf(stderr, "pfc: error: %s\n", no_torch
-                ? "PyTorch is not installed for python3 (pip install torch, or set PFC_PYTHON)"
-                : "python3 not found (set PFC_PYTHON to a Python with PyTorch)");
-        return EXIT_USAGE;
-    }
+    const char *python;
+    locate_self(self, bindir, sizeof self);
+    if ((bad = locate_runtime(bindir, pkg, sizeof pkg, &python)) >= 0)
+        return bad;
     AuditResult r = {0};
     arena_init(&r.arena);
     int status = EXIT_USAGE;
     if (run_audit(&o, python, pkg, self, &r)) {
         for (uint32_t i = 0; i < r.findings.n; i++)
             if (!*r.findings.v[i].path)
-                r.findings.v[i].path = o.script;
+                r.findings.v[i].path = o.script;   /* a measurement: the script's */
         render(&o, &r);
         status = audit_status(&o, &r);
     }
