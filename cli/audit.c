@@ -341,7 +341,7 @@ static void render(const AuditOptions *o, AuditResult *r)
     bool problems = false;
     for (uint32_t i = 0; i < r->findings.n; i++)
         problems |= r->findings.v[i].f.severity > SEV_NOTE;
-    if ((st.format == FMT_FULL || st.format == FMT_CONCISE) && !problems)
+    if ((st.format == FMT_FULL || st.format == FMT_CONCISE) && !problems && !r->crash)
         buf_puts(&out, "All checks passed!\n");
     buf_write(&out, stdout);
     buf_free(&out);

@@ -86,6 +86,8 @@ printf 'import sys\nprint("args", sys.argv[1:])\nraise RuntimeError("no data in 
 audit "a crash is the script's, exit 2, with its line and arguments" 2 \
     "raised before its first optimizer step: RuntimeError: no data in /nowhere \(.*crash.py:3\)" \
     "$TMP/crash.py" -- /nowhere
+grep -q 'All checks passed' "$TMP/out" && bad "a crash is not called clean" "$(head -c 300 "$TMP/out")" \
+    || ok "a crash is not called clean"
 grep -q "args \['/nowhere'\]" "$TMP/err" && ok "the script's stdout goes to stderr, its arguments through" \
     || bad "script stdout to stderr" "$(head -c 300 "$TMP/err")"
 PFC_AUDIT_PATH=$TMP/none audit "no package: exit 2, one line" 2 'pfc_audit package is not installed' "$TMP/crash.py"
