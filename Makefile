@@ -36,7 +36,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJ)
 
 # Debian packages the build and tests need; installs only what is missing
 # (as root, or through sudo when available).
-DEB_PACKAGES := gcc make libcmocka-dev libxxhash-dev
+DEB_PACKAGES := gcc make libcmocka-dev libxxhash-dev python3-torch
 deps:
 	@missing=""; for p in $(DEB_PACKAGES); do \
 		dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \

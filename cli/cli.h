@@ -19,6 +19,9 @@ int cmd_archs(int argc, char **argv);
 int cmd_debug_bench(int argc, char **argv);
 int cmd_debug_estimate_mutate(int argc, char **argv);   /* estimate_mutate.c */
 int cmd_debug_context(int argc, char **argv);           /* fix_context.c */
+int cmd_audit(int argc, char **argv);                   /* audit.c */
+int cmd_explain_runtime(const char *code);              /* audit.c: TG4xx */
+bool audit_is_runtime_code(const char *code);
 
 /* pfc dump-ir's text: the IR dump with each function's code context and
  * transitive effects as the rules see them (debug.c). */

@@ -23,6 +23,7 @@ static const char usage_text[] =
     "  emit FILE                parse and re-emit FILE to stdout (exit 1 on syntax errors)\n"
     "  explain CODE             what a rule finds, why, what it costs, how to fix it\n"
     "  estimate SCRIPT          the projected peak GPU memory of one step, what would fit\n"
+    "  audit SCRIPT [-- ARGS]   run one instrumented training step of SCRIPT (needs PyTorch)\n"
     "  gpus                     the GPUs and cloud instances known by name\n"
     "  archs                    the model architectures built in, with parameter counts\n"
     "  version                  print the version\n"
@@ -202,8 +203,13 @@ int main(int argc, char **argv)
         return cmd_gpus(argc - 2, argv + 2);
     if (strcmp(cmd, "archs") == 0)
         return cmd_archs(argc - 2, argv + 2);
+    if ((strcmp(cmd, "explain") == 0 || strcmp(cmd, "rule") == 0) && argc == 3 &&
+        audit_is_runtime_code(argv[2]))
+        return cmd_explain_runtime(argv[2]);
     if (strcmp(cmd, "explain") == 0 || strcmp(cmd, "rule") == 0)
         return cmd_explain(argc - 2, argv + 2);
+    if (strcmp(cmd, "audit") == 0)
+        return cmd_audit(argc - 2, argv + 2);
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
         puts("pfc " PFC_VERSION);
         return EXIT_CLEAN;

@@ -45,3 +45,10 @@ if [ -d "$CAL" ]; then
 else
     echo "estimator components: SKIPPED: no shared/calibration beside the checkout"
 fi
+
+# monitor()'s overhead per step (pfc_audit): a small MLP and a small CNN.
+PYT=""
+for p in ${PFC_PYTHON:-python3 /usr/bin/python3}; do
+    "$p" -c 'import torch' 2>/dev/null && { PYT=$p; break; }
+done
+if [ -n "$PYT" ]; then "$PYT" "$HERE/tools/bench_monitor.py"; else echo "monitor overhead: SKIPPED: no python3 with PyTorch"; fi

@@ -52,6 +52,7 @@ project.sh
 estimator.sh
 corpus.sh
 realworld_score.sh
+audit.sh
 "
 for suite in $SUITES; do
     [ -x "tests/$suite" ] || continue
