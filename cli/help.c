@@ -97,11 +97,11 @@ static const HelpCmd commands[] = {
      "Settings come from the nearest pfc.toml or pyproject.toml [tool.pfc] (pfc help\n"
      "config); noqa comments suppress findings (pfc help noqa).",
      lint_opts},
-    {"explain", "rule", "[CODE]", "what a rule finds, why, what it costs, how to fix it",
+    {"explain", "rule", "[CODE]", "what a rule finds, why, its cost, the fix",
      "Prints a rule's documentation (the same text as docs/rules/CODE.md). Without a\n"
      "CODE, lists every code with its severity and summary. Codes are case-insensitive.",
      explain_opts},
-    {"estimate", "", "[options] SCRIPT", "the projected peak GPU memory of one step, what would fit",
+    {"estimate", "", "[options] SCRIPT", "a step's projected peak GPU memory, what fits",
      "Projects the peak GPU memory of one training (or evaluation) step of the script\n"
      "without running it: the model (a Hugging Face model by name, a torchvision\n"
      "constructor, or modules defined in the script), batch, sequence, precision,\n"
@@ -114,7 +114,7 @@ static const HelpCmd commands[] = {
     {"gpus", "", "", "the GPUs and cloud instances known by name",
      "Lists the GPUs (id, name, marketed and usable memory, bf16) and the cloud instances\n"
      "(name, cloud, GPUs) that --gpu accepts.", help_only},
-    {"archs", "", "", "the model architectures built in, with parameter counts",
+    {"archs", "", "", "the model architectures built in",
      "Lists the Hugging Face architectures and torchvision models the estimator knows.",
      help_only},
     {"dump-cst", "", "[options] FILE", "print the lossless syntax tree",
@@ -131,7 +131,10 @@ static const HelpCmd commands[] = {
      "of a topic: config, noqa, exit-status.", help_only},
 };
 
-typedef struct HelpTopic { const char *name, *title, *text; } HelpTopic;
+typedef struct HelpTopic {
+    const char *name, *title, *text;
+    bool lines;   /* one item per line, not a paragraph */
+} HelpTopic;
 
 static const HelpTopic topics[] = {
     {"config", "CONFIGURATION",
@@ -144,33 +147,21 @@ static const HelpTopic topics[] = {
      "An unknown key or code, or a malformed file, is an error with its location and a\n"
      "suggestion (exit 2). The command line's --select, --target-version and --fail-on\n"
      "override the file; --ignore and --extend-select add to it; --config \"KEY = VALUE\"\n"
-     "replaces one key; --config PATH uses one file for all; --isolated uses none."},
+     "replaces one key; --config PATH uses one file for all; --isolated uses none.", false},
     {"noqa", "SUPPRESSION",
      "# noqa: TG001,TG003 on the line of a finding suppresses those codes there (any\n"
      "case); a bare # noqa suppresses every code on its line; # pfc: noqa anywhere\n"
      "suppresses the whole file. Other tools' directives (# flake8: noqa, # type:\n"
      "ignore, # ruff: noqa) are theirs and change nothing. TG000 (off by default) reports\n"
      "pfc codes in noqa comments that suppress nothing; other tools' codes are never\n"
-     "reported. E999 and E902 cannot be suppressed."},
+     "reported. E999 and E902 cannot be suppressed.", false},
     {"exit-status", "EXIT STATUS",
      "0: no finding at or above --fail-on (estimate: it fits, or no --gpu).\n"
-     "1: findings (estimate: it does not fit, or the script cannot be read or estimated).\n"
-     "2: a usage or configuration error, an internal error, or fixes that could not be\n"
-     "written."},
+     "1: findings (estimate: it does not fit, or the script cannot be read).\n"
+     "2: a usage or configuration error, an internal error, or unwritable fixes.", true},
 };
 
 enum { OPT_COLUMN = 28 };
-
-static void put_indented(FILE *out, const char *text, int indent, int first_col)
-{
-    fprintf(out, "%*s", indent > first_col ? indent - first_col : 0, "");
-    for (const char *p = text; *p; p++) {
-        fputc(*p, out);
-        if (*p == '\n')
-            fprintf(out, "%*s", indent, "");
-    }
-    fputc('\n', out);
-}
 
 /* An option's text as one paragraph, wrapped to 80 columns from `indent`. */
 static void put_wrapped(FILE *out, const char *text, int indent, int col)
@@ -200,7 +191,7 @@ static void print_command(const HelpCmd *c, FILE *out)
 {
     fprintf(out, "usage: pfc %s%s%s\n\n%s.\n\n", c->name, *c->args ? " " : "", c->args,
             c->summary);
-    put_indented(out, c->text, 0, 0);
+    put_wrapped(out, c->text, 0, 0);
     if (*c->aliases)
         fprintf(out, "\nalias: %s\n", c->aliases);
     fputs("\noptions:\n", out);
@@ -227,8 +218,8 @@ void help_global(FILE *out)
     for (size_t i = 0; i < sizeof topics / sizeof topics[0]; i++)
         fprintf(out, " %s", topics[i].name);
     fputs("\n\nrun 'pfc COMMAND --help' (or 'pfc help COMMAND') for a command's options.\n"
-          "exit status: 0 no findings (estimate: fits), 1 findings (estimate: does not fit or\n"
-          "cannot be read), 2 usage, configuration or internal error\n", out);
+          "exit status: 0 no findings (estimate: fits), 1 findings (estimate: does not fit\n"
+          "or cannot be read), 2 usage, configuration or internal error\n", out);
 }
 
 static bool has_alias(const HelpCmd *c, const char *name)
@@ -250,7 +241,10 @@ bool help_topic(const char *name, FILE *out)
     for (size_t i = 0; i < sizeof topics / sizeof topics[0]; i++)
         if (strcmp(topics[i].name, name) == 0) {
             fprintf(out, "%s\n\n", topics[i].title);
-            put_indented(out, topics[i].text, 0, 0);
+            if (topics[i].lines)
+                fprintf(out, "%s\n", topics[i].text);
+            else
+                put_wrapped(out, topics[i].text, 0, 0);
             return true;
         }
     return false;
@@ -326,8 +320,14 @@ void help_man(FILE *out)
         man_command(out, &commands[i]);
     for (size_t i = 0; i < sizeof topics / sizeof topics[0]; i++) {
         fprintf(out, ".SH %s\n", topics[i].title);
-        roff(out, topics[i].text);
-        fputc('\n', out);
+        for (const char *p = topics[i].text; *p;) {   /* .br keeps a list's lines */
+            size_t n = strcspn(p, "\n");
+            char line[256];
+            snprintf(line, sizeof line, "%.*s", (int)n, p);
+            roff(out, line);
+            fputs(topics[i].lines && p[n] ? "\n.br\n" : "\n", out);
+            p += n + (p[n] != 0);
+        }
     }
     fputs(".SH ENVIRONMENT\nNO_COLOR disables colour; PFC_OUTPUT_FORMAT sets the default "
           "output format of\n.BR \"pfc lint\" .\n.SH FILES\n.TP\n.B .pfc_cache/\nthe result "
