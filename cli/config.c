@@ -179,11 +179,14 @@ static bool check_keys(Arena *a, const TomlValue *t, const char *path, bool own_
         else if (best <= 3)
             *err = arena_printf(a, "%s: [tool.pfc] unknown key '%s' (did you mean '%s'?)", path,
                                 key, near);
-        else
-            *err = arena_printf(a, "%s: [tool.pfc] unknown key '%s' (known: select, "
-                                "extend-select, ignore, per-file-ignores, exclude, "
-                                "extend-exclude, target-version, fail-on, target-gpu, "
-                                "target-world-size)", path, key);
+        else {
+            Buf known = {0};
+            for (size_t k = 0; k < nkeys; k++)
+                buf_printf(&known, "%s%s", k ? ", " : "", known_keys[k]);
+            *err = arena_printf(a, "%s: [tool.pfc] unknown key '%s' (known: %.*s)", path, key,
+                                (int)known.n, known.v);
+            buf_free(&known);
+        }
         return false;
     }
     return true;

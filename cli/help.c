@@ -35,7 +35,7 @@ static const HelpOpt lint_opts[] = {
     {"--statistics", NULL, "print the number of findings per code ([*]: fixable); with\n"
      "--output-format json a JSON array instead of the findings"},
     {"--exit-zero", NULL, "exit 0 even when there are findings"},
-    {"--fix", NULL, "apply the safe fixes in place (with -, print the fixed source)"},
+    {"--fix", NULL, "apply the safe fixes in place (with PATH -, print the fixed source)"},
     {"--unsafe-fixes", NULL, "also apply (or count as fixable) the unsafe fixes"},
     {"--diff", NULL, "print the fixes as a unified diff, write nothing (exit 1 when there\n"
      "is something to fix)"},

@@ -1043,6 +1043,32 @@ static void read_stdin(Buf *in)
     in->n--;
 }
 
+/* --diff on stdin: the diff of the fixes on stdout; exit 1 when there is one. */
+static int diff_stdin(LintOptions *o, const Config *cfg, const char *name, char *src,
+                      uint32_t len)
+{
+    char *original = malloc(len + 1);
+    memcpy(original, src, len + 1);
+    FileResult r;
+    memset(&r, 0, sizeof r);
+    Buf applied = {0}, diff = {0};
+    uint32_t napplied = 0, fixed_len = len;
+    src = fix_file(o, cfg, name, src, &fixed_len, &r, &applied, &napplied);
+    emit_unified_diff(name, original, len, src, fixed_len, &diff);
+    buf_write(&diff, stdout);
+    fwrite(r.fix_log.v ? r.fix_log.v : "", 1, r.fix_log.n, stderr);
+    if (!o->quiet)
+        fprintf(stderr, "Would fix %u %s.\n", napplied, napplied == 1 ? "problem" : "problems");
+    int status = diff.n ? EXIT_FINDINGS : EXIT_CLEAN;
+    buf_free(&diff);
+    buf_free(&applied);
+    buf_free(&r.fix_log);
+    project_free(o->project);
+    free(original);
+    free(src);
+    return status;
+}
+
 /* pfc lint - : the source comes from stdin and is reported as --stdin-filename
  * (which also picks the configuration). With --fix the fixed source goes to
  * stdout and the findings left to stderr, as in ruff. */
@@ -1069,6 +1095,8 @@ static int lint_stdin(LintOptions *o, ConfigCache *configs)
     memset(&r, 0, sizeof r);
     Buf applied = {0};
     uint32_t napplied = 0;
+    if (o->diff)
+        return diff_stdin(o, cfg, name, src, len);
     if (o->fix)
         src = fix_file(o, cfg, name, src, &len, &r, &applied, &napplied);
     Arena arena;
@@ -1216,9 +1244,6 @@ int cmd_lint(int argc, char **argv)
         status = EXIT_USAGE;
     }
     bool from_stdin = npaths == 1 && strcmp(argv[0], "-") == 0;
-    if (status < 0 && from_stdin && o.diff)
-        status = usage_error("--diff does not read stdin (use --fix: the fixed source goes "
-                             "to stdout)");
     char *dot[] = {"."};
     if (status < 0)
         status = from_stdin ? lint_stdin(&o, configs)

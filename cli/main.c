@@ -52,6 +52,10 @@ int cmd_emit(int argc, char **argv, EmitMode mode)
     const char *path = NULL, *only_fn = NULL;
     int target = PY_MINOR_MAX;
     for (int i = 0; i < argc; i++) {
+        bool takes_value = strcmp(argv[i], "--target-version") == 0 ||
+                           (mode == EMIT_DUMP_IR && strcmp(argv[i], "--fn") == 0);
+        if (takes_value && i + 1 >= argc)
+            return usage_error("%s needs a value", argv[i]);
         if (mode == EMIT_DUMP_IR && strcmp(argv[i], "--fn") == 0 && i + 1 < argc) {
             only_fn = argv[++i];
         } else if (strcmp(argv[i], "--target-version") == 0 && i + 1 < argc) {

@@ -183,6 +183,8 @@ expect "stdin with --stdin-filename" 1 "^sub/train.py:14:13: TG001" "$TMP/out"
 run lint --no-cache --fix - < safe.py
 if [ "$st" -eq 0 ] && cmp -s "$TMP/out" "$ROOT/tests/cases/fixes/tg001_detach.fixed.py"; then ok "--fix on stdin prints the fixed source"
 else bad "--fix on stdin prints the fixed source" "exit $st: $(head -c 200 "$TMP/out" | tr "\n" " ")"; fi
+run lint --no-cache --diff - --stdin-filename safe.py < safe.py
+expect "--diff on stdin" 1 "^\+\+\+ safe.py" "$TMP/out"
 run lint --no-cache --output-format concise safe.py unsafe.py
 expect "concise output marks fixable findings [*]" 1 "safe.py:14:13: TG001 \[\*\] " "$TMP/out"
 expect "summary: fixable with --fix, hidden unsafe fixes" 1 '^\[\*\] 2 fixable with the `--fix` option \(1 hidden fix can be enabled with the `--unsafe-fixes` option\)\.$' "$TMP/out"
@@ -194,6 +196,8 @@ run lint --no-cache --output-format concise unsafe.py
 expect "only hidden fixes: No fixes available" 1 '^No fixes available \(1 hidden fix can be enabled with the `--unsafe-fixes` option\)\.$' "$TMP/out"
 run lint --select
 expect "a missing option value names the option" 2 "^pfc: error: --select needs a value" "$TMP/err"
+run dump-ir ok.py --fn
+expect "dump-ir --fn without a value names the option" 2 "^pfc: error: --fn needs a value" "$TMP/err"
 
 # --- TG000: only pfc's own codes can be unused --------------------------------------------
 printf 'import os  # noqa: F401\n# flake8: noqa\nx = 1  # type: ignore\ny = 2  # noqa: E501, TG003\nz = 3  # noqa\nw = 4  # ruff: noqa: F841\n' > other.py
