@@ -1105,13 +1105,19 @@ static int lint_stdin(LintOptions *o, ConfigCache *configs)
     FindingVec shown;
     analyse(o, cfg, name, src, len, &arena, &s, &shown, NULL);
     uint32_t failing = 0;
-    for (uint32_t k = 0; k < shown.n; k++)
+    for (uint32_t k = 0; k < shown.n; k++) {
         failing += shown.v[k].severity >= o->fail_on;
+        count_code(&r, &shown.v[k]);
+    }
     Buf out = {0};
     report_file(&out, &o->style, name, &s, shown.v, shown.n);
     if (o->fix)
         fwrite(src, 1, len, stdout);
     buf_write(&out, o->fix ? stderr : stdout);
+    if (!o->fix) {   /* stdout holds the fixed source with --fix: nothing else */
+        LintRun run = {o, {.n = 1}, &r, NULL, 0, NULL};
+        print_summary(o, &run, shown.n, shown.n > 0);
+    }
     fwrite(r.fix_log.v ? r.fix_log.v : "", 1, r.fix_log.n, stderr);
     buf_free(&out);
     buf_free(&applied);

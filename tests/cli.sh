@@ -180,6 +180,8 @@ if [ "$st" -eq 1 ] && grep -q TG001 "$TMP/out" && ! grep -qE "^Found|fixable" "$
 else bad "-q: findings, no summary" "exit $st: $(tail -c 200 "$TMP/out" | tr "\n" " ")"; fi
 run lint --no-cache --output-format concise - --stdin-filename sub/train.py < safe.py
 expect "stdin with --stdin-filename" 1 "^sub/train.py:14:13: TG001" "$TMP/out"
+run lint --no-cache - < ok.py
+expect "clean stdin: All checks passed!" 0 "^All checks passed!$" "$TMP/out"
 run lint --no-cache --fix - < safe.py
 if [ "$st" -eq 0 ] && cmp -s "$TMP/out" "$ROOT/tests/cases/fixes/tg001_detach.fixed.py"; then ok "--fix on stdin prints the fixed source"
 else bad "--fix on stdin prints the fixed source" "exit $st: $(head -c 200 "$TMP/out" | tr "\n" " ")"; fi
