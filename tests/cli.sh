@@ -203,7 +203,7 @@ expect "dump-ir --fn without a value names the option" 2 "^pfc: error: --fn need
 
 # --- TG000: only pfc's own codes can be unused --------------------------------------------
 printf 'import os  # noqa: F401\n# flake8: noqa\nx = 1  # type: ignore\ny = 2  # noqa: E501, TG003\nz = 3  # noqa\nw = 4  # ruff: noqa: F841\n' > other.py
-run lint --no-cache --output-format concise --extend-select TG000 other.py
+run lint --no-cache --output-format concise --select TG000 other.py
 if [ "$(grep -c TG000 "$TMP/out")" -eq 1 ] && grep -q "other.py:4:8: TG000 .*TG003" "$TMP/out"; then
     ok "TG000 never reports other tools' codes or directives"
 else bad "TG000 never reports other tools' codes or directives" "$(grep TG000 "$TMP/out" | head -5 | tr '\n' ' ')"; fi
