@@ -92,3 +92,8 @@ install: pfc
 
 clean:
 	rm -rf build build-asan build-fuzz pfc
+
+# docs/pfc.1 and docs/rules/*.md, from the texts pfc prints (tests/cli.sh checks them)
+.PHONY: docs
+docs: $(BUILD)/pfc
+	docs/generate.sh $(BUILD)/pfc docs

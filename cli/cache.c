@@ -33,11 +33,11 @@ typedef struct EntryHead {
     uint64_t deps_len;
 } EntryHead;
 
-typedef struct EntryStat { char code[8]; char name[48]; uint32_t n; } EntryStat;
+typedef struct EntryStat { char code[8]; char name[48]; uint32_t n, safe_fixes, unsafe_fixes; } EntryStat;
 _Static_assert(sizeof(EntryStat) == sizeof(((CachedResult *)0)->stats[0]),
                "stats are copied as they are");
 
-static const char MAGIC[8] = "pfc-c\0\0\x03";
+static const char MAGIC[8] = "pfc-c\0\0\x04";
 enum { MAX_COUNT = 1u << 24, MAX_OUT = 64u << 20 };
 
 void cache_key(char key[CACHE_KEY_LEN + 1], uint64_t settings, const char *path,

@@ -21,7 +21,7 @@ enum { CACHE_MAX_STATS = 32 };
 typedef struct CachedResult {
     uint32_t counts[3];
     uint32_t nstats;
-    struct { char code[8]; char name[48]; uint32_t n; } stats[CACHE_MAX_STATS];
+    struct { char code[8]; char name[48]; uint32_t n, safe_fixes, unsafe_fixes; } stats[CACHE_MAX_STATS];
     Buf out;
     Buf deps;   /* the project modules its facts read (cli/project.h); empty if none */
 } CachedResult;

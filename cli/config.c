@@ -3,6 +3,7 @@
 #include "../base/buf.h"
 #include "../base/toml.h"
 #include "cli.h"
+#include "codes.h"
 #include "files.h"
 #include <fnmatch.h>
 #include <limits.h>
@@ -15,11 +16,16 @@
 
 typedef struct CacheEntry { char *dir; const Config *cfg; } CacheEntry;
 
+typedef struct Merged { const Config *base, *merged; } Merged;
+
 struct ConfigCache {
     Arena arena;
     CacheEntry *v;
     size_t n, cap;
     Config empty;
+    const Config *fixed;       /* --config PATH or --isolated: no discovery */
+    const Config *overrides;   /* --config "key = value" */
+    ARENA_VEC(Merged) merged;  /* a discovered config with the overrides applied */
 };
 
 ConfigCache *config_cache_new(void)
@@ -98,6 +104,24 @@ static const char *config_error(Arena *a, const char *path, const char *key, con
     return arena_printf(a, "%s: [tool.pfc] %s: expected %s", path, key, want);
 }
 
+/* Codes are case-insensitive and must name a known code or prefix: a typo
+ * would silently select nothing. */
+static bool check_codes(Arena *a, StrList *l, uint32_t from, const char *path, const char *key,
+                        const char **err)
+{
+    for (uint32_t i = from; i < l->n; i++) {
+        char *code = arena_strndup(a, l->v[i], strlen(l->v[i]));
+        code_upcase(code);
+        l->v[i] = code;
+    }
+    char msg[300], where[80];
+    snprintf(where, sizeof where, "[tool.pfc] %s", key);
+    if (codes_check(l->v + from, l->n - from, where, msg, sizeof msg))
+        return true;
+    *err = arena_printf(a, "%s: %s", path, msg);
+    return false;
+}
+
 static bool read_list(Arena *a, const TomlValue *t, const char *key, StrList *out,
                       const char *path, const char **err)
 {
@@ -119,12 +143,68 @@ static bool read_list(Arena *a, const TomlValue *t, const char *key, StrList *ou
     return true;
 }
 
+/* The keys of [tool.pfc], in their kebab-case spelling (snake_case works too). */
+static const char *const known_keys[] = {
+    "select", "extend-select", "ignore", "exclude", "extend-exclude", "per-file-ignores",
+    "target-version", "fail-on", "target-gpu", "target-world-size",
+};
+
+/* An unknown key is an error: a typo (`selct`) would be a setting silently
+ * not applied. own_root: pfc.toml's top level, where a [tool] table is
+ * someone else's. */
+static bool check_keys(Arena *a, const TomlValue *t, const char *path, bool own_root,
+                       const char **err)
+{
+    size_t nkeys = sizeof known_keys / sizeof known_keys[0];
+    for (size_t i = 0; i < toml_len(t); i++) {
+        const TomlValue *v;
+        const char *key = toml_key_at(t, i, &v);
+        char kebab[64];
+        snprintf(kebab, sizeof kebab, "%s", key);
+        for (char *p = kebab; *p; p++)
+            *p = *p == '_' ? '-' : *p;
+        const char *near = NULL;
+        size_t best = (size_t)-1;
+        for (size_t k = 0; k < nkeys && best; k++) {
+            size_t d = edit_distance(kebab, known_keys[k]);
+            if (d < best)
+                best = d, near = known_keys[k];
+        }
+        if (best == 0 || (own_root && strcmp(key, "tool") == 0))
+            continue;
+        if (toml_kind(v) == TOML_TABLE && strcmp(key, "lint") == 0)
+            *err = arena_printf(a, "%s: [tool.pfc.lint]: pfc has no 'lint' table (that is "
+                                "ruff's layout); did you mean to put its keys in [tool.pfc] "
+                                "itself?", path);
+        else if (best <= 3)
+            *err = arena_printf(a, "%s: [tool.pfc] unknown key '%s' (did you mean '%s'?)", path,
+                                key, near);
+        else {
+            Buf known = {0};
+            for (size_t k = 0; k < nkeys; k++)
+                buf_printf(&known, "%s%s", k ? ", " : "", known_keys[k]);
+            *err = arena_printf(a, "%s: [tool.pfc] unknown key '%s' (known: %.*s)", path, key,
+                                (int)known.n, known.v);
+            buf_free(&known);
+        }
+        return false;
+    }
+    return true;
+}
+
+static bool read_codes(Arena *a, const TomlValue *t, const char *key, StrList *out,
+                       const char *path, const char **err)
+{
+    uint32_t from = out->n;
+    return read_list(a, t, key, out, path, err) && check_codes(a, out, from, path, key, err);
+}
+
 static bool read_table(Arena *a, Config *cfg, const TomlValue *t, const char **err)
 {
     const char *path = cfg->path;
-    if (!read_list(a, t, "select", &cfg->select, path, err) ||
-        !read_list(a, t, "extend-select", &cfg->extend_select, path, err) ||
-        !read_list(a, t, "ignore", &cfg->ignore, path, err) ||
+    if (!read_codes(a, t, "select", &cfg->select, path, err) ||
+        !read_codes(a, t, "extend-select", &cfg->extend_select, path, err) ||
+        !read_codes(a, t, "ignore", &cfg->ignore, path, err) ||
         !read_list(a, t, "exclude", &cfg->exclude, path, err) ||
         !read_list(a, t, "extend-exclude", &cfg->exclude, path, err))
         return false;
@@ -166,9 +246,15 @@ static bool read_table(Arena *a, Config *cfg, const TomlValue *t, const char **e
                 *err = config_error(a, path, "per-file-ignores", "arrays of codes");
                 return false;
             }
-            for (size_t k = 0; k < toml_len(codes); k++)
-                if (toml_string(toml_at(codes, k), NULL))
-                    list_push(a, l, toml_string(toml_at(codes, k), NULL));
+            for (size_t k = 0; k < toml_len(codes); k++) {
+                if (!toml_string(toml_at(codes, k), NULL)) {
+                    *err = config_error(a, path, "per-file-ignores", "arrays of codes");
+                    return false;
+                }
+                list_push(a, l, toml_string(toml_at(codes, k), NULL));
+            }
+            if (!check_codes(a, l, 0, path, "per-file-ignores", err))
+                return false;
             VEC_PUSH(a, cfg->per_file_ignores, p);
         }
     }
@@ -207,7 +293,8 @@ static const Config *load(ConfigCache *c, const char *dir, const char *path, boo
     cfg->target_minor = -1;
     cfg->fail_on = -1;
     cfg->hash = hash;
-    if (!read_table(&c->arena, cfg, t, err))
+    if (!check_keys(&c->arena, t, path, own_file && t == root, err) ||
+        !read_table(&c->arena, cfg, t, err))
         return NULL;
     *found = true;
     return cfg;
@@ -246,7 +333,93 @@ out:
     return cfg;
 }
 
+/* The overrides' settings replace the base's, as ruff's --config "k = v" does. */
+static const Config *merge_overrides(ConfigCache *c, const Config *base)
+{
+    for (uint32_t i = 0; i < c->merged.n; i++)
+        if (c->merged.v[i].base == base)
+            return c->merged.v[i].merged;
+    const Config *o = c->overrides;
+    Config *m = arena_copy(&c->arena, base, sizeof *m);
+    if (o->has_select)
+        m->has_select = true, m->select = o->select;
+    if (o->extend_select.n)
+        m->extend_select = o->extend_select;
+    if (o->ignore.n)
+        m->ignore = o->ignore;
+    if (o->exclude.n)
+        m->exclude = o->exclude;
+    if (o->per_file_ignores.n)
+        m->per_file_ignores.v = o->per_file_ignores.v, m->per_file_ignores.n = o->per_file_ignores.n;
+    m->target_minor = o->target_minor >= 0 ? o->target_minor : base->target_minor;
+    m->fail_on = o->fail_on >= 0 ? o->fail_on : base->fail_on;
+    m->target_gpu = o->target_gpu ? o->target_gpu : base->target_gpu;
+    m->hash = base->hash ^ (o->hash * 0x9E3779B97F4A7C15ull);
+    Merged e = {base, m};
+    VEC_PUSH(&c->arena, c->merged, e);
+    return m;
+}
+
+static char *parent_dir(const char *file)
+{
+    char *abs = absolute_path(file);
+    char *slash = abs ? strrchr(abs, '/') : NULL;
+    if (slash)
+        *(slash == abs ? slash + 1 : slash) = 0;
+    return abs;
+}
+
+bool config_cache_setup(ConfigCache *c, bool isolated, const char *file, const char *inline_toml,
+                        size_t len, const char **err)
+{
+    *err = NULL;
+    if (isolated)
+        c->fixed = &c->empty;
+    if (file && !isolated) {
+        if (!path_exists(file)) {
+            *err = arena_printf(&c->arena, "--config: no such file '%s'", file);
+            return false;
+        }
+        const char *base = strrchr(file, '/');
+        bool own = strcmp(base ? base + 1 : file, "pyproject.toml") != 0;
+        char *dir = parent_dir(file);
+        bool found;
+        c->fixed = load(c, dir ? dir : ".", file, own, &found, err);
+        free(dir);
+        if (*err)
+            return false;
+        if (!c->fixed)
+            c->fixed = &c->empty;   /* a pyproject.toml without [tool.pfc] */
+    }
+    if (inline_toml && len) {
+        TomlError terr;
+        const TomlValue *t = toml_parse(&c->arena, inline_toml, len, &terr);
+        if (!t) {
+            *err = arena_printf(&c->arena, "--config: %s (expected a file or 'key = value')",
+                                terr.msg);
+            return false;
+        }
+        Config *o = arena_zalloc(&c->arena, sizeof *o);
+        o->dir = "";
+        o->path = "--config";
+        o->target_minor = o->fail_on = -1;
+        o->hash = XXH3_64bits(inline_toml, len);
+        if (!check_keys(&c->arena, t, o->path, false, err) || !read_table(&c->arena, o, t, err))
+            return false;
+        c->overrides = o;
+    }
+    return true;
+}
+
+static const Config *discover(ConfigCache *c, const char *file, const char **err);
+
 const Config *config_for_file(ConfigCache *c, const char *file, const char **err)
+{
+    const Config *base = c->fixed ? c->fixed : discover(c, file, err);
+    return base && c->overrides ? merge_overrides(c, base) : base;
+}
+
+static const Config *discover(ConfigCache *c, const char *file, const char **err)
 {
     const char *slash = strrchr(file, '/');
     char *dir = slash ? strndup(file, (size_t)(slash - file)) : strdup(".");

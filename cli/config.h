@@ -27,6 +27,12 @@ typedef struct ConfigCache ConfigCache;
 ConfigCache *config_cache_new(void);
 void config_cache_free(ConfigCache *c);
 
+/* --isolated (no configuration file), --config FILE (that file for every
+ * linted file) and --config "key = value" (TOML lines whose settings replace
+ * the file's); call before the first lookup. False with *err on a bad one. */
+bool config_cache_setup(ConfigCache *c, bool isolated, const char *file, const char *inline_toml,
+                        size_t len, const char **err);
+
 /* The configuration for a file (NULL-free: an empty Config when none applies).
  * On a broken configuration file returns NULL and sets *err (path:line:col:
  * message). Not thread-safe: resolve in the main thread. */

@@ -7,6 +7,7 @@
 #include "../estimator/remedy.h"
 #include "../estimator/trace.h"
 #include "cli.h"
+#include "codes.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -297,34 +298,58 @@ static bool parse_count(const char *s, int64_t *out)
     return true;
 }
 
+static const char *const value_options[] = {"--gpu", "--batch", "--seq", "--world-size",
+                                            "--precision"};
+
+/* --gpu etc. with their value (NAME VALUE or NAME=VALUE); -1 when parsed. */
+static int parse_value(EstimateArgs *a, const char *o, const char *v)
+{
+    if (strcmp(o, "--gpu") == 0) {
+        a->gpu = v;
+    } else if (strcmp(o, "--precision") == 0) {
+        a->precision = strcmp(v, "fp32") == 0 ? 1 : strcmp(v, "bf16") == 0 ? 2
+                     : strcmp(v, "amp") == 0 || strcmp(v, "amp-bf16") == 0 ? 3 : -1;
+        if (a->precision < 0)
+            return usage_error("estimate: --precision is fp32, bf16 (16-bit weights) or amp "
+                               "(fp32 weights, bf16 autocast), not '%s'", v);
+    } else {
+        int64_t *slot = o[2] == 'b' ? &a->batch : o[2] == 's' ? &a->seq : &a->world_size;
+        if (!parse_count(v, slot))
+            return usage_error("estimate: %s expects a positive integer, not '%s'", o, v);
+    }
+    return -1;
+}
+
+static const char *value_option(const char *arg)
+{
+    for (size_t k = 0; k < sizeof value_options / sizeof value_options[0]; k++) {
+        size_t n = strlen(value_options[k]);
+        if (strncmp(arg, value_options[k], n) == 0 && (arg[n] == 0 || arg[n] == '='))
+            return value_options[k];
+    }
+    return NULL;
+}
+
 static int parse_args(int argc, char **argv, EstimateArgs *a)
 {
     memset(a, 0, sizeof *a);
     for (int i = 0; i < argc; i++) {
-        const char *o = argv[i];
-        bool has_value = i + 1 < argc;
+        const char *o = argv[i], *name = value_option(o);
         if (strcmp(o, "--json") == 0) {
             a->json = true;
         } else if (strcmp(o, "--trace") == 0) {
             a->trace = true;
         } else if (strcmp(o, "--verbose") == 0 || strcmp(o, "-v") == 0) {
             a->verbose = true;
-        } else if (strcmp(o, "--gpu") == 0 && has_value) {
-            a->gpu = argv[++i];
-        } else if ((strcmp(o, "--batch") == 0 || strcmp(o, "--seq") == 0 || strcmp(o, "--world-size") == 0) &&
-                   has_value) {
-            int64_t *slot = o[2] == 'b' ? &a->batch : o[2] == 's' ? &a->seq : &a->world_size;
-            if (!parse_count(argv[++i], slot))
-                return usage_error("estimate: %s expects a positive integer, not '%s'", o, argv[i]);
-        } else if (strcmp(o, "--precision") == 0 && has_value) {
-            const char *p = argv[++i];
-            a->precision = strcmp(p, "fp32") == 0 ? 1 : strcmp(p, "bf16") == 0 ? 2
-                         : strcmp(p, "amp") == 0 || strcmp(p, "amp-bf16") == 0 ? 3 : -1;
-            if (a->precision < 0)
-                return usage_error("estimate: --precision is fp32, bf16 (16-bit weights) or amp "
-                                   "(fp32 weights, bf16 autocast), not '%s'", p);
+        } else if (name) {
+            const char *v = o[strlen(name)] == '=' ? o + strlen(name) + 1 : NULL;
+            if (!v && i + 1 >= argc)
+                return usage_error("estimate: %s needs a value", name);
+            int rc = parse_value(a, name, v ? v : argv[++i]);
+            if (rc >= 0)
+                return rc;
         } else if (o[0] == '-' && o[1]) {
-            return usage_error("estimate: unknown option '%s' (or it lacks its value)", o);
+            return usage_error("estimate: unknown option '%s' (pfc estimate --help lists them)", o);
         } else if (a->path) {
             return usage_error("estimate expects one script");
         } else {
@@ -337,6 +362,28 @@ static int parse_args(int argc, char **argv, EstimateArgs *a)
     return 0;
 }
 
+/* " (did you mean 'a100-80gb'?)" for the GPU id or instance name near an
+ * unknown --gpu, or "" when none is near enough to be a typo. */
+static const char *nearest_gpu(const char *name, char *buf, size_t size)
+{
+    size_t n, best = (size_t)-1;
+    const char *near = NULL;
+    const Gpu *g = gpu_all(&n);
+    for (size_t i = 0; i < n; i++)
+        if (edit_distance(name, g[i].id) < best)
+            best = edit_distance(name, g[i].id), near = g[i].id;
+    const Instance *in = instance_all(&n);
+    for (size_t i = 0; i < n; i++)
+        if (edit_distance(name, in[i].name) < best)
+            best = edit_distance(name, in[i].name), near = in[i].name;
+    size_t limit = strlen(name) / 3 > 2 ? strlen(name) / 3 : 2;
+    if (near && best <= limit)
+        snprintf(buf, size, " (did you mean '%s'?)", near);
+    else
+        buf[0] = 0;
+    return buf;
+}
+
 int cmd_estimate(int argc, char **argv)
 {
     EstimateArgs args;
@@ -345,13 +392,15 @@ int cmd_estimate(int argc, char **argv)
         return rc;
     const Gpu *gpu = NULL;
     uint32_t count = 0;
+    char near[96];
     if (args.gpu && !gpu_target(args.gpu, &gpu, &count))
-        return usage_error("estimate: unknown GPU or instance '%s' (pfc gpus lists them)", args.gpu);
+        return usage_error("estimate: unknown GPU or instance '%s'%s; pfc gpus lists them",
+                           args.gpu, nearest_gpu(args.gpu, near, sizeof near));
     char *src;
     Arena arena;
     Syntax s;
     if (cli_parse_file(args.path, &src, &arena, &s) >= 0)
-        return EXIT_USAGE;
+        return EXIT_FINDINGS;   /* a script that cannot be read: 1, as documented */
     const char *why = NULL;
     EstimateConfig cfg;
     Estimate e;

@@ -5,6 +5,7 @@
 #include "../passes/pass.h"
 #include "cli.h"
 #include "cache.h"
+#include "codes.h"
 #include "config.h"
 #include "files.h"
 #include "pool.h"
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <errno.h>
+#include <stddef.h>
 #include <sys/stat.h>
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -29,12 +31,17 @@ typedef struct LintOptions {
     bool exit_zero, no_cache, statistics;
     bool fix, unsafe_fixes, diff, show_fixes;
     bool target_set, fail_on_set;   /* given on the command line: beats the config */
-    CodeList select, ignore;
+    bool quiet, show_settings, isolated;
+    const char *output_file, *stdin_filename;
+    const char *config_file;        /* --config PATH */
+    Buf config_inline;              /* --config "key = value" lines, as TOML */
+    CodeList select, ignore, extend_select;
     Project *project;   /* the run's table of project modules (thread-safe) */
 } LintOptions;
 
 enum { MAX_STAT_CODES = 32 };
-typedef struct CodeCount { const char *code, *name; uint32_t n; } CodeCount;
+/* safe/unsafe: how many of the n findings have a fix of that kind */
+typedef struct CodeCount { const char *code, *name; uint32_t n, safe, unsafe; } CodeCount;
 
 typedef struct FileResult {
     Buf out;
@@ -51,15 +58,19 @@ typedef struct FileResult {
 
 static void count_code(FileResult *r, const Finding *f)
 {
-    for (uint32_t i = 0; i < r->nstats; i++)
-        if (strcmp(r->stats[i].code, f->code) == 0) {
-            r->stats[i].n++;
+    uint32_t i = 0;
+    while (i < r->nstats && strcmp(r->stats[i].code, f->code) != 0)
+        i++;
+    if (i == r->nstats) {
+        if (r->nstats == MAX_STAT_CODES)
             return;
-        }
-    if (r->nstats < MAX_STAT_CODES) {
-        CodeCount c = {f->code, f->name, 1};
-        r->stats[r->nstats++] = c;
+        r->stats[r->nstats++] = (CodeCount){f->code, f->name, 0, 0, 0};
     }
+    r->stats[i].n++;
+    if (f->fix && f->fix->applicability == FIX_SAFE)
+        r->stats[i].safe++;
+    else if (f->fix)
+        r->stats[i].unsafe++;
 }
 
 typedef struct LintRun {
@@ -71,28 +82,15 @@ typedef struct LintRun {
     Cache *cache;             /* NULL: --no-cache, --fix, --diff, or not writable */
 } LintRun;
 
-/* The SARIF rule table: the registry's rules, then the syntax and I/O codes. */
+/* The SARIF rule table: every code pfc reports (cli/codes.h). */
 static const RuleMeta *rule_meta(size_t *n)
 {
-    static RuleMeta meta[64];
+    static RuleMeta meta[128];
     static size_t count;
-    if (!count) {
-        size_t nr;
-        const RuleInfo *r = rules_all(&nr);
-        for (size_t i = 0; i < nr && count < 61; i++) {
-            RuleMeta m = {r[i].code, r[i].name, r[i].summary, r[i].explain, r[i].severity};
-            meta[count++] = m;
-        }
-        RuleMeta e999 = {"E999", "syntax-error", "the file is not valid Python for the target "
-                         "version", NULL, SEV_ERROR};
-        RuleMeta e902 = {"E902", "io-error", "the file could not be read, or its fixes "
-                         "could not be written", NULL, SEV_ERROR};
-        RuleMeta tg000 = {"TG000", "unused-noqa", "a noqa comment that suppresses nothing",
-                          NULL, SEV_NOTE};
-        meta[count++] = e999;
-        meta[count++] = e902;
-        meta[count++] = tg000;
-    }
+    const RuleInfo *r;
+    if (!count)
+        for (size_t i = 0; (r = code_nth(i)) && count < 128; i++)
+            meta[count++] = (RuleMeta){r->code, r->name, r->summary, r->explain, r->severity};
     *n = count;
     return meta;
 }
@@ -114,6 +112,10 @@ static bool parse_codes(char *s, CodeList *l)
             continue;
         if (l->n == (int)(sizeof l->v / sizeof l->v[0]))
             return false;
+        char *end = tok + strlen(tok);
+        while (end > tok && end[-1] == ' ')
+            *--end = 0;
+        code_upcase(tok);   /* codes are case-insensitive: tg001 is TG001 */
         l->v[l->n++] = tok;
     }
     return true;
@@ -145,23 +147,11 @@ static bool code_enabled(const LintOptions *o, const Config *cfg, const char *fi
         on = str_list_has_prefix_of(&cfg->select, code);
     else
         on = rule_default_on(code);
-    if (!o->select.n && str_list_has_prefix_of(&cfg->extend_select, code))
+    if ((!o->select.n && str_list_has_prefix_of(&cfg->extend_select, code)) ||
+        code_matches(&o->extend_select, code))
         on = true;
     return on && !code_matches(&o->ignore, code) &&
            !str_list_has_prefix_of(&cfg->ignore, code) && !config_file_ignores(cfg, file, code);
-}
-
-static const char *option_value(int argc, char **argv, int *i, const char *name)
-{
-    size_t n = strlen(name);
-    if (strncmp(argv[*i], name, n) == 0 && argv[*i][n] == '=')
-        return argv[*i] + n + 1;
-    if (strcmp(argv[*i], name) == 0) {
-        if (*i + 1 >= argc)
-            return NULL;
-        return argv[++*i];
-    }
-    return NULL;
 }
 
 static bool is_option(const char *arg, const char *name)
@@ -169,6 +159,101 @@ static bool is_option(const char *arg, const char *name)
     size_t n = strlen(name);
     return strncmp(arg, name, n) == 0 && (arg[n] == 0 || arg[n] == '=');
 }
+
+/* The flags without a value; false when `a` is none of them. */
+static bool parse_lint_flag(const char *a, LintOptions *o)
+{
+    static const struct { const char *name; size_t offset; } flags[] = {
+        {"--exit-zero", offsetof(LintOptions, exit_zero)},
+        {"--no-cache", offsetof(LintOptions, no_cache)},
+        {"--statistics", offsetof(LintOptions, statistics)},
+        {"--fix", offsetof(LintOptions, fix)},
+        {"--unsafe-fixes", offsetof(LintOptions, unsafe_fixes)},
+        {"--diff", offsetof(LintOptions, diff)},
+        {"--show-fixes", offsetof(LintOptions, show_fixes)},
+        {"--quiet", offsetof(LintOptions, quiet)},
+        {"-q", offsetof(LintOptions, quiet)},
+        {"--show-settings", offsetof(LintOptions, show_settings)},
+        {"--isolated", offsetof(LintOptions, isolated)},
+    };
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
+        if (strcmp(a, flags[i].name) == 0) {
+            *(bool *)((char *)o + flags[i].offset) = true;
+            return true;
+        }
+    return false;
+}
+
+static int parse_code_option(const char *name, char *v, CodeList *l)
+{
+    if (!parse_codes(v, l))
+        return usage_error("%s: too many codes", name);
+    char err[300];
+    if (!codes_check((const char *const *)l->v, (size_t)l->n, name, err, sizeof err))
+        return usage_error("%s", err);
+    return -1;
+}
+
+/* --config PATH, or ruff's inline --config "key = value" (a TOML line). */
+static int parse_config_option(const char *v, LintOptions *o)
+{
+    if (strchr(v, '=') && !path_exists(v)) {
+        buf_printf(&o->config_inline, "%s\n", v);
+        return -1;
+    }
+    if (o->config_file)
+        return usage_error("--config: one configuration file only ('%s', then '%s')",
+                           o->config_file, v);
+    o->config_file = v;
+    return -1;
+}
+
+static int parse_jobs(const char *v, LintOptions *o)
+{
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (!*v || *end || n < 1 || n > 1024)
+        return usage_error("-j expects a number from 1 to 1024, not '%s'", v);
+    o->jobs = (int)n;
+    return -1;
+}
+
+/* An option with a value (name=value or name value); -1 when parsed. */
+static int parse_lint_value(const char *name, char *v, LintOptions *o)
+{
+    if (strcmp(name, "--output-format") == 0)
+        return output_format_parse(v, &o->style.format) ? -1
+               : usage_error("--output-format expects full, concise, json, github or sarif, "
+                             "not '%s'", v);
+    if (strcmp(name, "--target-version") == 0) {
+        o->target_set = true;
+        return (o->target_minor = parse_target_version(v)) >= 0 ? -1
+               : usage_error("--target-version expects 3.9 to 3.13, not '%s'", v);
+    }
+    if (strcmp(name, "--fail-on") == 0) {
+        o->fail_on_set = true;
+        return severity_parse(v, &o->fail_on) ? -1
+               : usage_error("--fail-on expects note, warning or error, not '%s'", v);
+    }
+    if (strcmp(name, "--select") == 0)
+        return parse_code_option(name, v, &o->select);
+    if (strcmp(name, "--ignore") == 0)
+        return parse_code_option(name, v, &o->ignore);
+    if (strcmp(name, "--extend-select") == 0)
+        return parse_code_option(name, v, &o->extend_select);
+    if (strcmp(name, "--config") == 0)
+        return parse_config_option(v, o);
+    if (strcmp(name, "--output-file") == 0 || strcmp(name, "-o") == 0)
+        return o->output_file = v, -1;
+    if (strcmp(name, "--stdin-filename") == 0)
+        return o->stdin_filename = v, -1;
+    return parse_jobs(v, o);   /* -j, --jobs */
+}
+
+static const char *const lint_value_options[] = {
+    "--output-format", "--target-version", "--fail-on", "--select", "--ignore",
+    "--extend-select", "--config", "--output-file", "-o", "--stdin-filename", "--jobs", "-j",
+};
 
 /* Returns -1 on success, else the exit status of a usage error. Paths are
  * compacted to the front of argv; their count goes to *npaths. */
@@ -181,60 +266,34 @@ static int parse_lint_args(int argc, char **argv, LintOptions *o, int *npaths)
     *npaths = 0;
     for (int i = 0; i < argc; i++) {
         char *a = argv[i];
-        const char *v;
         if (only_paths || a[0] != '-' || a[1] == 0) {
             argv[(*npaths)++] = a;
             continue;
         }
         if (strcmp(a, "--") == 0) {
             only_paths = true;
-        } else if (strcmp(a, "--exit-zero") == 0) {
-            o->exit_zero = true;
-        } else if (strcmp(a, "--no-cache") == 0) {
-            o->no_cache = true;
-        } else if (is_option(a, "--output-format")) {
-            if (!(v = option_value(argc, argv, &i, "--output-format")) ||
-                !output_format_parse(v, &o->style.format))
-                return usage_error("--output-format expects full, concise, json, github or sarif");
-        } else if (is_option(a, "--target-version")) {
-            if (!(v = option_value(argc, argv, &i, "--target-version")) ||
-                (o->target_minor = parse_target_version(v)) < 0)
-                return usage_error("--target-version expects 3.9 to 3.13");
-            o->target_set = true;
-        } else if (strcmp(a, "--statistics") == 0) {
-            o->statistics = true;
-        } else if (strcmp(a, "--fix") == 0) {
-            o->fix = true;
-        } else if (strcmp(a, "--unsafe-fixes") == 0) {
-            o->unsafe_fixes = true;
-        } else if (strcmp(a, "--diff") == 0) {
-            o->diff = true;
-        } else if (strcmp(a, "--show-fixes") == 0) {
-            o->show_fixes = true;
-        } else if (is_option(a, "--fail-on")) {
-            if (!(v = option_value(argc, argv, &i, "--fail-on")) ||
-                !severity_parse(v, &o->fail_on))
-                return usage_error("--fail-on expects note, warning or error");
-            o->fail_on_set = true;
-        } else if (is_option(a, "--select") || is_option(a, "--ignore")) {
-            bool sel = is_option(a, "--select");
-            if (!(v = option_value(argc, argv, &i, sel ? "--select" : "--ignore")) ||
-                !parse_codes((char *)v, sel ? &o->select : &o->ignore))
-                return usage_error("%s expects a comma-separated list of codes",
-                                   sel ? "--select" : "--ignore");
-        } else if (strcmp(a, "-j") == 0 || is_option(a, "--jobs") || strncmp(a, "-j", 2) == 0) {
-            if (strncmp(a, "-j", 2) == 0 && a[2])
-                v = a + 2;
-            else if (!(v = option_value(argc, argv, &i, a[1] == 'j' ? "-j" : "--jobs")))
-                return usage_error("%s expects a number", a);
-            char *end;
-            long n = strtol(v, &end, 10);
-            if (*end || n < 1 || n > 1024)
-                return usage_error("-j expects a number from 1 to 1024, not '%s'", v);
-            o->jobs = (int)n;
-        } else {
-            return usage_error("unknown option '%s'", a);
+            continue;
         }
+        if (parse_lint_flag(a, o))
+            continue;
+        if (strncmp(a, "-j", 2) == 0 && a[2] && a[2] != '=') {   /* -j4 */
+            int status = parse_jobs(a + 2, o);
+            if (status >= 0)
+                return status;
+            continue;
+        }
+        const char *name = NULL;
+        for (size_t k = 0; k < sizeof lint_value_options / sizeof *lint_value_options; k++)
+            if (is_option(a, lint_value_options[k]))
+                name = lint_value_options[k];
+        if (!name)
+            return usage_error("unknown option '%s' (pfc lint --help lists them)", a);
+        char *v = a[strlen(name)] == '=' ? a + strlen(name) + 1 : NULL;
+        if (!v && i + 1 >= argc)
+            return usage_error("%s needs a value", name);
+        int status = parse_lint_value(name, v ? v : argv[++i], o);
+        if (status >= 0)
+            return status;
     }
     return -1;
 }
@@ -257,7 +316,8 @@ typedef struct Noqa {
     uint32_t start, end;      /* the comment */
     const char *codes;        /* after "noqa:", or NULL for all codes */
     uint32_t codes_len;
-    bool used;
+    uint32_t used;            /* bit k: the k-th code suppressed something */
+    bool any_used;
 } Noqa;
 typedef ARENA_VEC(Noqa) NoqaVec;
 
@@ -269,24 +329,33 @@ static bool ieq(const char *a, const char *b, size_t n)
     return true;
 }
 
+static bool is_alnum(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
 /* "# noqa", "# noqa: TG001, TG002" anywhere in a comment; "# pfc: noqa" for
- * the whole file (the "noqa" part in any case). */
+ * the whole file (the "noqa" part in any case). Another tool's file directive
+ * ("# flake8: noqa", "# ruff: noqa") is that tool's: pfc neither obeys it nor
+ * reports it. */
 static void scan_comment(Syntax *s, uint32_t a, uint32_t b, NoqaVec *out, bool *whole_file)
 {
     const char *c = s->src;
     for (uint32_t p = a; p + 4 <= b; p++) {
-        if (!ieq(c + p, "noqa", 4))
+        if (!ieq(c + p, "noqa", 4) || (p > a && is_alnum(c[p - 1])))
             continue;
         uint32_t q = p + 4;
-        /* "# pfc: noqa" — the marker right before "noqa" */
         uint32_t k = p;
         while (k > a && (c[k - 1] == ' ' || c[k - 1] == '\t'))
             k--;
-        if (k >= a + 4 && c[k - 1] == ':' && ieq(c + k - 4, "pfc", 3)) {
-            *whole_file = true;
+        if (k > a && c[k - 1] == ':') {   /* "TOOL: noqa" */
+            uint32_t w = k - 1;
+            while (w > a && is_alnum(c[w - 1]))
+                w--;
+            *whole_file |= k - 1 - w == 3 && ieq(c + w, "pfc", 3);
             return;
         }
-        Noqa n = {0, a, b, NULL, 0, false};
+        Noqa n = {0, a, b, NULL, 0, 0, false};
         syntax_line_col(s, a, &n.line, &(uint32_t){0});
         if (q < b && c[q] == ':') {
             q++;
@@ -316,16 +385,68 @@ static void collect_noqa(Syntax *s, NoqaVec *out, bool *whole_file)
     }
 }
 
-static bool noqa_covers(const Noqa *n, const char *code)
+enum { NOQA_MAX_CODES = 32 };
+
+/* The k-th code of a "noqa:" list (letters then digits, any case), or false
+ * past the last: the list ends at the first word that is not a code. */
+static bool noqa_code(const Noqa *n, uint32_t k, const char **code, uint32_t *len)
+{
+    uint32_t i = 0;
+    for (uint32_t seen = 0; n->codes && i < n->codes_len; seen++) {
+        while (i < n->codes_len && (n->codes[i] == ',' || n->codes[i] == ' '))
+            i++;
+        uint32_t from = i, letters;
+        while (i < n->codes_len && is_alnum(n->codes[i]) && !(n->codes[i] >= '0' &&
+                                                             n->codes[i] <= '9'))
+            i++;
+        letters = i - from;
+        while (i < n->codes_len && n->codes[i] >= '0' && n->codes[i] <= '9')
+            i++;
+        if (!letters || i == from + letters || (i < n->codes_len && is_alnum(n->codes[i])))
+            return false;
+        if (seen == k) {
+            *code = n->codes + from;
+            *len = i - from;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Marks what it uses: the code's entry, or the whole comment for a bare noqa. */
+static bool noqa_covers(Noqa *n, const char *code)
 {
     if (!n->codes)
-        return true;
-    size_t len = strlen(code);
-    for (uint32_t i = 0; i + len <= n->codes_len; i++)
-        if (memcmp(n->codes + i, code, len) == 0 &&
-            (i == 0 || n->codes[i - 1] == ',' || n->codes[i - 1] == ' '))
-            return true;
+        return n->any_used = true;
+    const char *c;
+    uint32_t len;
+    for (uint32_t k = 0; k < NOQA_MAX_CODES && noqa_code(n, k, &c, &len); k++)
+        if (len == strlen(code) && ieq(c, code, len)) {
+            n->used |= 1u << k;
+            return n->any_used = true;
+        }
     return false;
+}
+
+/* TG000 for the pfc codes (TG + digits) of a noqa list that suppressed
+ * nothing. Other tools' codes (F401, E501) and a bare noqa, which may be meant
+ * for another tool, are never reported. */
+static void report_unused_noqa(Syntax *s, const Noqa *n, FindingVec *out)
+{
+    Buf unused = {0};
+    const char *c;
+    uint32_t len;
+    for (uint32_t k = 0; k < NOQA_MAX_CODES && noqa_code(n, k, &c, &len); k++)
+        if (!(n->used & (1u << k)) && len > 2 && ieq(c, "tg", 2) && c[2] >= '0' && c[2] <= '9')
+            buf_printf(&unused, "%s%.*s", unused.n ? ", " : "", (int)len, c);
+    if (unused.n) {
+        const char *msg = arena_printf(s->arena, "this noqa comment suppresses nothing for %.*s",
+                                       (int)unused.n, unused.v);
+        Finding f = {"TG000", "unused-noqa", SEV_NOTE, n->start, n->end, msg,
+                     "remove the unused codes (or the comment)", NULL};
+        VEC_PUSH(s->arena, *out, f);
+    }
+    buf_free(&unused);
 }
 
 /* Drops suppressed findings; with TG000 enabled, reports noqa comments that
@@ -343,10 +464,8 @@ static void apply_noqa(Syntax *s, const FindingVec *in, FindingVec *out, bool re
             syntax_line_col(s, f->start, &line, &col);
             suppressed = whole_file;
             for (uint32_t k = 0; k < noqa.n; k++)
-                if (noqa.v[k].line == line && noqa_covers(&noqa.v[k], f->code)) {
-                    noqa.v[k].used = true;
+                if (noqa.v[k].line == line && noqa_covers(&noqa.v[k], f->code))
                     suppressed = true;
-                }
         }
         if (!suppressed)
             VEC_PUSH(s->arena, *out, *f);
@@ -354,11 +473,7 @@ static void apply_noqa(Syntax *s, const FindingVec *in, FindingVec *out, bool re
     if (!report_unused || whole_file)
         return;
     for (uint32_t k = 0; k < noqa.n; k++)
-        if (!noqa.v[k].used) {
-            Finding f = {"TG000", "unused-noqa", SEV_NOTE, noqa.v[k].start, noqa.v[k].end,
-                         "this noqa comment suppresses nothing", "remove it", NULL};
-            VEC_PUSH(s->arena, *out, f);
-        }
+        report_unused_noqa(s, &noqa.v[k], out);
 }
 
 /* By position, then code: stable output whatever order the rules ran in. */
@@ -403,7 +518,8 @@ static bool replay_cached(Cache *cache, Project *project, FileResult *r, const c
     memcpy(r->counts, c->counts, sizeof r->counts);
     r->nstats = c->nstats < MAX_STAT_CODES ? c->nstats : MAX_STAT_CODES;
     for (uint32_t i = 0; i < r->nstats; i++)
-        r->stats[i] = (CodeCount){c->stats[i].code, c->stats[i].name, c->stats[i].n};
+        r->stats[i] = (CodeCount){c->stats[i].code, c->stats[i].name, c->stats[i].n,
+                                  c->stats[i].safe_fixes, c->stats[i].unsafe_fixes};
     r->out = c->out;
     c->out = (Buf){0};
     r->cached = c;
@@ -421,6 +537,8 @@ static void store_cached(Cache *cache, const FileResult *r, const char *key)
         snprintf(c->stats[i].code, sizeof c->stats[i].code, "%s", r->stats[i].code);
         snprintf(c->stats[i].name, sizeof c->stats[i].name, "%s", r->stats[i].name);
         c->stats[i].n = r->stats[i].n;
+        c->stats[i].safe_fixes = r->stats[i].safe;
+        c->stats[i].unsafe_fixes = r->stats[i].unsafe;
     }
     c->out = r->out;   /* borrowed for writing */
     c->deps = r->deps;
@@ -438,6 +556,9 @@ static uint64_t settings_hash(const LintOptions *o)
         buf_printf(&b, "s %s|", o->select.v[i]);
     for (int i = 0; i < o->ignore.n; i++)
         buf_printf(&b, "i %s|", o->ignore.v[i]);
+    for (int i = 0; i < o->extend_select.n; i++)
+        buf_printf(&b, "e %s|", o->extend_select.v[i]);
+    buf_printf(&b, "unsafe %d|", o->unsafe_fixes);   /* the [*] marks depend on it */
     uint64_t h = XXH3_64bits(b.v, b.n);
     buf_free(&b);
     return h;
@@ -726,10 +847,9 @@ static void print_fix_log(const LintOptions *o, const FileResult *r)
     }
 }
 
-/* --statistics: findings per code, most frequent first. */
-static void print_statistics(const LintRun *run)
+/* The findings per code over all files, most frequent first; returns the count. */
+static uint32_t gather_statistics(const LintRun *run, CodeCount *all, uint32_t max)
 {
-    CodeCount all[MAX_STAT_CODES * 2];
     uint32_t n = 0;
     for (size_t i = 0; i < run->files.n; i++)
         for (uint32_t k = 0; k < run->results[i].nstats; k++) {
@@ -737,10 +857,13 @@ static void print_statistics(const LintRun *run)
             uint32_t j = 0;
             while (j < n && strcmp(all[j].code, c->code) != 0)
                 j++;
-            if (j == n && n < MAX_STAT_CODES * 2)
-                all[n++] = (CodeCount){c->code, c->name, 0};
-            if (j < n)
+            if (j == n && n < max)
+                all[n++] = (CodeCount){c->code, c->name, 0, 0, 0};
+            if (j < n) {
                 all[j].n += c->n;
+                all[j].safe += c->safe;
+                all[j].unsafe += c->unsafe;
+            }
         }
     for (uint32_t i = 1; i < n; i++)   /* by count, then code */
         for (uint32_t j = i; j > 0 && (all[j - 1].n < all[j].n ||
@@ -750,8 +873,38 @@ static void print_statistics(const LintRun *run)
             all[j] = all[j - 1];
             all[j - 1] = t;
         }
+    return n;
+}
+
+static uint32_t fixable_now(const LintOptions *o, const CodeCount *c)
+{
+    return c->safe + (o->unsafe_fixes ? c->unsafe : 0);
+}
+
+/* --statistics: a table, or with --output-format json a JSON array in place
+ * of the findings (as ruff does), so that stdout stays one JSON document. In
+ * github and sarif the table goes to stderr for the same reason. */
+static void print_statistics(const LintOptions *o, const LintRun *run)
+{
+    CodeCount all[MAX_STAT_CODES * 2];
+    uint32_t n = gather_statistics(run, all, MAX_STAT_CODES * 2);
+    if (o->style.format == FMT_JSON) {
+        Buf b = {0};
+        buf_puts(&b, n ? "[\n" : "[");
+        for (uint32_t i = 0; i < n; i++) {
+            buf_printf(&b, "  {\"code\": \"%s\", \"name\": \"%s\", \"count\": %u, "
+                       "\"fixable\": %s}%s\n", all[i].code, all[i].name, all[i].n,
+                       fixable_now(o, &all[i]) ? "true" : "false", i + 1 < n ? "," : "");
+        }
+        buf_puts(&b, "]\n");
+        buf_write(&b, stdout);
+        buf_free(&b);
+        return;
+    }
+    FILE *to = o->style.format == FMT_FULL || o->style.format == FMT_CONCISE ? stdout : stderr;
     for (uint32_t i = 0; i < n; i++)
-        printf("%6u  %-6s %s\n", all[i].n, all[i].code, all[i].name);
+        fprintf(to, "%6u  %-6s %s%s\n", all[i].n, all[i].code,
+                fixable_now(o, &all[i]) ? "[*] " : "", all[i].name);
 }
 
 /* Finds each file's configuration (main thread: the cache is not shared),
@@ -788,9 +941,11 @@ static int resolve_configs(LintRun *run, ConfigCache *cache, char **paths, int n
     return -1;
 }
 
-static void print_summary(const LintOptions *o, uint32_t total, uint32_t files_with)
+/* ruff's closing lines: the count, then what --fix (and --unsafe-fixes) would fix. */
+static void print_summary(const LintOptions *o, const LintRun *run, uint32_t total,
+                          uint32_t files_with)
 {
-    if (o->style.format != FMT_FULL && o->style.format != FMT_CONCISE)
+    if ((o->style.format != FMT_FULL && o->style.format != FMT_CONCISE) || o->quiet)
         return;
     if (total == 0) {
         puts("All checks passed!");
@@ -798,6 +953,280 @@ static void print_summary(const LintOptions *o, uint32_t total, uint32_t files_w
     }
     printf("Found %u %s in %u %s.\n", total, total == 1 ? "problem" : "problems", files_with,
            files_with == 1 ? "file" : "files");
+    CodeCount all[MAX_STAT_CODES * 2];
+    uint32_t n = gather_statistics(run, all, MAX_STAT_CODES * 2), fixable = 0, hidden = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        fixable += fixable_now(o, &all[i]);
+        hidden += o->unsafe_fixes ? 0 : all[i].unsafe;
+    }
+    char more[128] = "";
+    if (hidden)
+        snprintf(more, sizeof more, " (%u hidden %s can be enabled with the `--unsafe-fixes` "
+                 "option)", hidden, hidden == 1 ? "fix" : "fixes");
+    if (fixable)
+        printf("[*] %u fixable with the `--fix` option%s.\n", fixable, more);
+    else if (hidden)
+        printf("No fixes available%s.\n", more);
+}
+
+/* --output-file: everything that would go to stdout goes to the file. */
+static int open_output(LintOptions *o)
+{
+    if (o->output_file && !freopen(o->output_file, "w", stdout)) {
+        fprintf(stderr, "pfc: error: --output-file: cannot write '%s': %s\n", o->output_file,
+                strerror(errno));
+        return EXIT_USAGE;
+    }
+    o->style.color = !o->output_file && isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
+    o->style.unsafe_fixes = o->unsafe_fixes;
+    return -1;
+}
+
+static void print_str_list(const char *key, const char *const *v, size_t n)
+{
+    printf("%-18s [", key);
+    for (size_t i = 0; i < n; i++)
+        printf("%s\"%s\"", i ? ", " : "", v[i]);
+    puts("]");
+}
+
+/* --show-settings: what applies to `file`, and the rules that end up enabled. */
+static int show_settings(const LintOptions *o, const Config *cfg, const char *file)
+{
+    static const char *const formats[] = {"full", "concise", "json", "github", "sarif"};
+    int minor = o->target_set || cfg->target_minor < 0 ? o->target_minor : cfg->target_minor;
+    printf("Resolved settings for: %s\n", file);
+    printf("%-18s %s\n", "config file", cfg->path && *cfg->path ? cfg->path : "(none)");
+    if (o->select.n)
+        print_str_list("select (cli)", o->select.v, (size_t)o->select.n);
+    else if (cfg->has_select)
+        print_str_list("select", cfg->select.v, cfg->select.n);
+    else
+        printf("%-18s (the rules on by default)\n", "select");
+    print_str_list("extend-select", cfg->extend_select.v, cfg->extend_select.n);
+    if (o->extend_select.n)
+        print_str_list("extend-select (cli)", o->extend_select.v, (size_t)o->extend_select.n);
+    print_str_list("ignore", cfg->ignore.v, cfg->ignore.n);
+    if (o->ignore.n)
+        print_str_list("ignore (cli)", o->ignore.v, (size_t)o->ignore.n);
+    for (uint32_t i = 0; i < cfg->per_file_ignores.n; i++) {
+        char key[80];
+        snprintf(key, sizeof key, "per-file-ignores %s", cfg->per_file_ignores.v[i].glob);
+        print_str_list(key, cfg->per_file_ignores.v[i].codes.v, cfg->per_file_ignores.v[i].codes.n);
+    }
+    print_str_list("exclude", cfg->exclude.v, cfg->exclude.n);
+    printf("%-18s \"3.%d\"\n%-18s \"%s\"\n", "target-version", minor, "fail-on",
+           severity_name(o->fail_on));
+    printf("%-18s %s\n%-18s %s\n", "target-gpu", cfg->target_gpu ? cfg->target_gpu : "(none)",
+           "output-format", formats[o->style.format]);
+    printf("%-18s", "enabled rules");
+    const RuleInfo *r;
+    for (size_t i = 0; (r = code_nth(i)); i++)
+        if (code_enabled(o, cfg, file, r->code))
+            printf(" %s", r->code);
+    putchar('\n');
+    return EXIT_CLEAN;
+}
+
+static int lint_exit(const LintOptions *o, uint32_t failing)
+{
+    return failing && !o->exit_zero ? EXIT_FINDINGS : EXIT_CLEAN;
+}
+
+static void read_stdin(Buf *in)
+{
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, stdin)) > 0)
+        buf_put(in, chunk, n);
+    buf_putc(in, 0);   /* a terminator past the end, as read_source leaves */
+    in->n--;
+}
+
+/* --diff on stdin: the diff of the fixes on stdout; exit 1 when there is one. */
+static int diff_stdin(LintOptions *o, const Config *cfg, const char *name, char *src,
+                      uint32_t len)
+{
+    char *original = malloc(len + 1);
+    memcpy(original, src, len + 1);
+    FileResult r;
+    memset(&r, 0, sizeof r);
+    Buf applied = {0}, diff = {0};
+    uint32_t napplied = 0, fixed_len = len;
+    src = fix_file(o, cfg, name, src, &fixed_len, &r, &applied, &napplied);
+    emit_unified_diff(name, original, len, src, fixed_len, &diff);
+    buf_write(&diff, stdout);
+    fwrite(r.fix_log.v ? r.fix_log.v : "", 1, r.fix_log.n, stderr);
+    if (!o->quiet)
+        fprintf(stderr, "Would fix %u %s.\n", napplied, napplied == 1 ? "problem" : "problems");
+    int status = diff.n ? EXIT_FINDINGS : EXIT_CLEAN;
+    buf_free(&diff);
+    buf_free(&applied);
+    buf_free(&r.fix_log);
+    project_free(o->project);
+    free(original);
+    free(src);
+    return status;
+}
+
+/* pfc lint - : the source comes from stdin and is reported as --stdin-filename
+ * (which also picks the configuration). With --fix the fixed source goes to
+ * stdout and the findings left to stderr, as in ruff. */
+static int lint_stdin(LintOptions *o, ConfigCache *configs)
+{
+    const char *name = o->stdin_filename ? o->stdin_filename : "-";
+    const char *err = NULL;
+    const Config *cfg = config_for_file(configs, name, &err);
+    if (!cfg) {
+        fprintf(stderr, "pfc: error: %s\n", err);
+        return EXIT_USAGE;
+    }
+    if (!o->fail_on_set && cfg->fail_on >= 0)
+        o->fail_on = (Severity)cfg->fail_on;
+    if (o->show_settings)
+        return show_settings(o, cfg, name);
+    Buf in = {0};
+    read_stdin(&in);
+    char *src = in.v ? in.v : calloc(1, 1);
+    uint32_t len = (uint32_t)in.n;
+    char *inputs[] = {o->stdin_filename ? (char *)o->stdin_filename : "."};
+    o->project = project_new(inputs, 1);
+    FileResult r;
+    memset(&r, 0, sizeof r);
+    Buf applied = {0};
+    uint32_t napplied = 0;
+    if (o->diff)
+        return diff_stdin(o, cfg, name, src, len);
+    if (o->fix)
+        src = fix_file(o, cfg, name, src, &len, &r, &applied, &napplied);
+    Arena arena;
+    arena_init(&arena);
+    Syntax s;
+    FindingVec shown;
+    analyse(o, cfg, name, src, len, &arena, &s, &shown, NULL);
+    uint32_t failing = 0;
+    for (uint32_t k = 0; k < shown.n; k++) {
+        failing += shown.v[k].severity >= o->fail_on;
+        count_code(&r, &shown.v[k]);
+    }
+    Buf out = {0};
+    report_file(&out, &o->style, name, &s, shown.v, shown.n);
+    if (o->fix)
+        fwrite(src, 1, len, stdout);
+    buf_write(&out, o->fix ? stderr : stdout);
+    if (!o->fix) {   /* stdout holds the fixed source with --fix: nothing else */
+        LintRun run = {o, {.n = 1}, &r, NULL, 0, NULL};
+        print_summary(o, &run, shown.n, shown.n > 0);
+    }
+    fwrite(r.fix_log.v ? r.fix_log.v : "", 1, r.fix_log.n, stderr);
+    buf_free(&out);
+    buf_free(&applied);
+    buf_free(&r.fix_log);
+    arena_free(&arena);
+    project_free(o->project);
+    free(src);
+    return lint_exit(o, failing);
+}
+
+/* The run's output in input order, then statistics and the summary; returns
+ * the exit status. */
+static int print_run(LintOptions *o, LintRun *run)
+{
+    uint32_t total = 0, failing = 0, files_with = 0, fixed = 0, diffs = 0;
+    bool write_failed = false;
+    bool first_json = true;
+    bool objects = o->style.format == FMT_JSON || o->style.format == FMT_SARIF;
+    bool stats_only = o->statistics && o->style.format == FMT_JSON;
+    Buf head = {0};
+    if (o->style.format == FMT_JSON && !stats_only)
+        buf_puts(&head, "[\n");
+    else if (o->style.format == FMT_SARIF)
+        report_sarif_begin(&head, &o->style, PFC_VERSION);
+    buf_write(&head, stdout);
+    buf_free(&head);
+    for (size_t i = 0; i < run->files.n; i++) {
+        FileResult *r = &run->results[i];
+        uint32_t n = r->counts[0] + r->counts[1] + r->counts[2];
+        if (n && objects && !first_json && !stats_only)
+            fputs(",\n", stdout);
+        if (n)
+            first_json = false;
+        if (!stats_only)
+            buf_write(&r->out, stdout);
+        buf_write(&r->diff, stdout);
+        print_fix_log(o, r);
+        fixed += r->fixed;
+        diffs += r->diff.n > 0;
+        write_failed |= r->write_failed;
+        total += n;
+        files_with += n > 0;
+        for (int sev = o->fail_on; sev <= SEV_ERROR; sev++)
+            failing += r->counts[sev];
+        buf_free(&r->out);
+        buf_free(&r->diff);
+        buf_free(&r->fix_log);
+    }
+    if (o->style.format == FMT_JSON && !stats_only) {
+        fputs(first_json ? "]\n" : "\n]\n", stdout);
+    } else if (o->style.format == FMT_SARIF) {
+        Buf tail = {0};
+        report_sarif_end(&tail);
+        buf_write(&tail, stdout);
+        buf_free(&tail);
+    }
+    if (o->statistics)
+        print_statistics(o, run);
+    if (o->diff) {
+        if (!o->quiet)
+            fprintf(stderr, "Would fix %u %s.\n", fixed, fixed == 1 ? "problem" : "problems");
+        return diffs ? EXIT_FINDINGS : EXIT_CLEAN;
+    }
+    /* stdout stays one JSON document (or workflow commands) in machine formats */
+    bool human = o->style.format == FMT_FULL || o->style.format == FMT_CONCISE;
+    if (o->fix && fixed && !o->quiet)
+        fprintf(human ? stdout : stderr, "Fixed %u %s.\n", fixed,
+                fixed == 1 ? "problem" : "problems");
+    print_summary(o, run, total, files_with);
+    if (write_failed)
+        return EXIT_USAGE;
+    return lint_exit(o, failing);
+}
+
+static int lint_paths(LintOptions *o, ConfigCache *configs, char **paths, int npaths)
+{
+    LintRun run = {o, {0}, NULL, NULL, 0, NULL};
+    walk_paths(&run.files, paths, npaths, 0);
+    int status = resolve_configs(&run, configs, paths, npaths, o);
+    if (status < 0 && o->show_settings) {
+        const char *err = NULL;
+        const Config *cfg = run.files.n ? run.configs[0] : config_for_file(configs, paths[0], &err);
+        status = cfg ? show_settings(o, cfg, run.files.n ? run.files.v[0] : paths[0]) : EXIT_USAGE;
+    }
+    if (status >= 0) {
+        free(run.configs);
+        path_list_free(&run.files);
+        return status;
+    }
+    run.results = calloc(run.files.n ? run.files.n : 1, sizeof *run.results);
+    o->project = project_new(paths, npaths);
+    run.settings = settings_hash(o);
+    if (!o->no_cache && !o->fix && !o->diff && run.files.n)
+        run.cache = cache_open(CACHE_DIR);
+    if (o->fix && !o->diff)
+        safe_remove_stale_temps(run.files.v, run.files.n);
+    parallel_for(run.files.n, o->jobs, lint_one, &run);
+    cache_close(run.cache);
+    project_free(o->project);
+    o->project = NULL;
+    status = print_run(o, &run);
+    for (size_t i = 0; i < run.files.n; i++) {
+        cached_free(run.results[i].cached);
+        buf_free(&run.results[i].deps);
+    }
+    free(run.results);
+    free(run.configs);
+    path_list_free(&run.files);
+    return status;
 }
 
 int cmd_lint(int argc, char **argv)
@@ -808,100 +1237,24 @@ int cmd_lint(int argc, char **argv)
     o.jobs = default_jobs();
     o.target_minor = PY_MINOR_MAX;
     o.fail_on = SEV_WARNING;
-    o.style.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
     o.style.rules = rule_meta(&o.style.nrules);
     int npaths = 0;
     int status = parse_lint_args(argc, argv, &o, &npaths);
-    if (status >= 0)
-        return status;
-    char *dot[] = {"."};
-    LintRun run = {&o, {0}, NULL, NULL, 0, NULL};
-    walk_paths(&run.files, npaths ? argv : dot, npaths ? npaths : 1, 0);
+    if (status < 0)
+        status = open_output(&o);
     ConfigCache *configs = config_cache_new();
-    status = resolve_configs(&run, configs, npaths ? argv : dot, npaths ? npaths : 1, &o);
-    if (status >= 0) {
-        free(run.configs);
-        config_cache_free(configs);
-        path_list_free(&run.files);
-        return status;
+    const char *err = NULL;
+    if (status < 0 && !config_cache_setup(configs, o.isolated, o.config_file, o.config_inline.v,
+                                          o.config_inline.n, &err)) {
+        fprintf(stderr, "pfc: error: %s\n", err);
+        status = EXIT_USAGE;
     }
-    run.results = calloc(run.files.n ? run.files.n : 1, sizeof *run.results);
-    o.project = project_new(npaths ? argv : dot, npaths ? npaths : 1);
-    run.settings = settings_hash(&o);
-    if (!o.no_cache && !o.fix && !o.diff && run.files.n)
-        run.cache = cache_open(CACHE_DIR);
-    if (o.fix && !o.diff)
-        safe_remove_stale_temps(run.files.v, run.files.n);
-    parallel_for(run.files.n, o.jobs, lint_one, &run);
-    cache_close(run.cache);
-    project_free(o.project);
-    o.project = NULL;
-
-    uint32_t total = 0, failing = 0, files_with = 0, fixed = 0, diffs = 0;
-    bool write_failed = false;
-    bool first_json = true;
-    bool objects = o.style.format == FMT_JSON || o.style.format == FMT_SARIF;
-    Buf head = {0};
-    if (o.style.format == FMT_JSON)
-        buf_puts(&head, "[\n");
-    else if (o.style.format == FMT_SARIF)
-        report_sarif_begin(&head, &o.style, PFC_VERSION);
-    buf_write(&head, stdout);
-    buf_free(&head);
-    for (size_t i = 0; i < run.files.n; i++) {
-        FileResult *r = &run.results[i];
-        uint32_t n = r->counts[0] + r->counts[1] + r->counts[2];
-        if (n && objects && !first_json)
-            fputs(",\n", stdout);
-        if (n)
-            first_json = false;
-        buf_write(&r->out, stdout);
-        buf_write(&r->diff, stdout);
-        print_fix_log(&o, r);
-        fixed += r->fixed;
-        diffs += r->diff.n > 0;
-        write_failed |= r->write_failed;
-        total += n;
-        files_with += n > 0;
-        for (int sev = o.fail_on; sev <= SEV_ERROR; sev++)
-            failing += r->counts[sev];
-        buf_free(&r->out);
-        buf_free(&r->diff);
-        buf_free(&r->fix_log);
-    }
-    if (o.style.format == FMT_JSON) {
-        fputs(first_json ? "]\n" : "\n]\n", stdout);
-    } else if (o.style.format == FMT_SARIF) {
-        Buf tail = {0};
-        report_sarif_end(&tail);
-        buf_write(&tail, stdout);
-        buf_free(&tail);
-    }
-    if (o.statistics)
-        print_statistics(&run);
-    for (size_t i = 0; i < run.files.n; i++) {
-        cached_free(run.results[i].cached);
-        buf_free(&run.results[i].deps);
-    }
-    if (o.diff) {
-        fprintf(stderr, "Would fix %u %s.\n", fixed, fixed == 1 ? "problem" : "problems");
-        free(run.results);
-        free(run.configs);
-        config_cache_free(configs);
-        path_list_free(&run.files);
-        return diffs ? EXIT_FINDINGS : EXIT_CLEAN;
-    }
-    /* stdout stays one JSON document (or workflow commands) in machine formats */
-    bool human = o.style.format == FMT_FULL || o.style.format == FMT_CONCISE;
-    if (o.fix && fixed)
-        fprintf(human ? stdout : stderr, "Fixed %u %s.\n", fixed,
-                fixed == 1 ? "problem" : "problems");
-    print_summary(&o, total, files_with);
-    free(run.results);
-    free(run.configs);
+    bool from_stdin = npaths == 1 && strcmp(argv[0], "-") == 0;
+    char *dot[] = {"."};
+    if (status < 0)
+        status = from_stdin ? lint_stdin(&o, configs)
+                            : lint_paths(&o, configs, npaths ? argv : dot, npaths ? npaths : 1);
     config_cache_free(configs);
-    path_list_free(&run.files);
-    if (write_failed)
-        return EXIT_USAGE;
-    return failing && !o.exit_zero ? EXIT_FINDINGS : EXIT_CLEAN;
+    buf_free(&o.config_inline);
+    return status;
 }

@@ -166,6 +166,7 @@ static void report_json(Buf *out, Syntax *s, const char *path, const Finding *f,
                "\"column\": %u}, \"fix\": ",
                p.line, p.col, p.end_line, p.end_col);
     put_json_fix(out, s, f->fix);
+    buf_printf(out, ", \"url\": \"" PFC_RULES_URL "%s.md\"", f->code);
     if (f->help) {
         buf_puts(out, ", \"help\": ");
         put_json_string(out, f->help);
@@ -297,13 +298,20 @@ void report_sarif_begin(Buf *out, const ReportStyle *st, const char *version)
         put_json_string(out, r->summary);
         buf_puts(out, "}, \"help\": {\"text\": ");
         put_json_string(out, r->help ? r->help : r->summary);
-        buf_printf(out, "}, \"defaultConfiguration\": {\"level\": \"%s\"}}%s\n",
+        buf_printf(out, "}, \"helpUri\": \"" PFC_RULES_URL "%s.md\", "
+                   "\"defaultConfiguration\": {\"level\": \"%s\"}}%s\n", r->code,
                    sarif_level(r->severity), i + 1 < st->nrules ? "," : "");
     }
     buf_puts(out, "      ]\n    }},\n    \"results\": [\n");
 }
 
 void report_sarif_end(Buf *out) { buf_puts(out, "\n    ]\n  }]\n}\n"); }
+
+/* ruff's [*]: a fix --fix would apply (an unsafe one with --unsafe-fixes). */
+static const char *fixable_mark(const ReportStyle *st, const Finding *f)
+{
+    return f->fix && (f->fix->applicability == FIX_SAFE || st->unsafe_fixes) ? " [*]" : "";
+}
 
 static void report_one(Buf *out, const ReportStyle *st, const char *path, Syntax *s,
                        const Finding *f, bool first)
@@ -314,7 +322,8 @@ static void report_one(Buf *out, const ReportStyle *st, const char *path, Syntax
                                        : f->severity == SEV_WARNING ? "\033[1;33m" : "\033[1;36m";
     switch (st->format) {
     case FMT_CONCISE:
-        buf_printf(out, "%s:%u:%u: %s %s\n", path, p.line, p.col, f->code, f->message);
+        buf_printf(out, "%s:%u:%u: %s%s %s\n", path, p.line, p.col, f->code,
+                   fixable_mark(st, f), f->message);
         break;
     case FMT_GITHUB:
         buf_printf(out, "::%s title=pfc (%s),file=", f->severity == SEV_NOTE ? "notice"
@@ -334,8 +343,9 @@ static void report_one(Buf *out, const ReportStyle *st, const char *path, Syntax
     case FMT_FULL:
         if (first)
             buf_printf(out, "%s%s%s\n", bold, path, reset);
-        buf_printf(out, "  %u:%u  %s%-7s%s %s%s (%s)%s\n", p.line, p.col, sevc,
-                   severity_name(f->severity), reset, bold, f->code, f->name, reset);
+        buf_printf(out, "  %u:%u  %s%-7s%s %s%s (%s)%s%s\n", p.line, p.col, sevc,
+                   severity_name(f->severity), reset, bold, f->code, f->name, reset,
+                   fixable_mark(st, f));
         buf_printf(out, "  %s\n", f->message);
         if (s)
             put_snippet(out, st, s, f, p);

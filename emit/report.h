@@ -8,6 +8,13 @@
 #include "../parser/parser.h"
 #include <stdbool.h>
 
+/* Where each code's documentation (docs/rules/CODE.md) is published: JSON
+ * findings' "url" and SARIF rules' "helpUri" are this followed by CODE.md.
+ * The one place to change it (or build with -DPFC_RULES_URL=...). */
+#ifndef PFC_RULES_URL
+#define PFC_RULES_URL "https://github.com/pfc-dev/pfc/blob/main/docs/rules/"
+#endif
+
 typedef enum OutputFormat { FMT_FULL, FMT_CONCISE, FMT_JSON, FMT_GITHUB, FMT_SARIF } OutputFormat;
 
 /* What SARIF's rule table needs to know of each code. */
@@ -18,6 +25,7 @@ typedef struct RuleMeta {
 typedef struct ReportStyle {
     OutputFormat format;
     bool color;
+    bool unsafe_fixes;       /* an unsafe fix counts as fixable ([*]) */
     const RuleMeta *rules;   /* SARIF: the rule table, results refer to it by index */
     size_t nrules;
 } ReportStyle;

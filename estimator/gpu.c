@@ -1,4 +1,5 @@
 #include "gpu.h"
+#include <string.h>
 #include <strings.h>
 
 static const Gpu gpus[] = {
@@ -42,8 +43,14 @@ bool gpu_target(const char *name, const Gpu **gpu, uint32_t *count)
         *count = 1;
         return true;
     }
+    /* Azure's VM sizes are also written without their "Standard_" tier
+     * (ND96amsr_A100_v4, as Azure's own pages and PRODUCT.md do) */
+    const char *tier = "Standard_";
     for (size_t i = 0; i < sizeof instances / sizeof instances[0]; i++)
-        if (strcasecmp(instances[i].name, name) == 0 && (g = gpu_find(instances[i].gpu_id))) {
+        if ((strcasecmp(instances[i].name, name) == 0 ||
+             (strncasecmp(instances[i].name, tier, strlen(tier)) == 0 &&
+              strcasecmp(instances[i].name + strlen(tier), name) == 0)) &&
+            (g = gpu_find(instances[i].gpu_id))) {
             *gpu = g;
             *count = instances[i].count;
             return true;

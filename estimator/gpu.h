@@ -22,7 +22,8 @@ const Instance *instance_all(size_t *n);
 const Gpu *gpu_find(const char *id);
 
 /* A --gpu argument: a GPU id ("a100-80gb", "h100") or an instance name
- * ("p4de.24xlarge"), case-insensitive. Returns false when unknown. */
+ * ("p4de.24xlarge"; Azure's with or without "Standard_"), case-insensitive.
+ * Returns false when unknown. */
 bool gpu_target(const char *name, const Gpu **gpu, uint32_t *count);
 
 #endif

@@ -40,6 +40,7 @@ SUITES="
 run_golden.sh
 order.sh
 robustness.sh
+cli.sh
 inputs.sh
 writes.sh
 linear.sh
