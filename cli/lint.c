@@ -10,6 +10,7 @@
 #include "pool.h"
 #include "project.h"
 #include "safe_write.h"
+#include "target.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,7 @@ typedef struct LintOptions {
     bool fix, unsafe_fixes, diff, show_fixes;
     bool target_set, fail_on_set;   /* given on the command line: beats the config */
     CodeList select, ignore;
+    const char *target_gpu;   /* --target-gpu: beats [tool.pfc] target_gpu */
     Project *project;   /* the run's table of project modules (thread-safe) */
 } LintOptions;
 
@@ -201,6 +203,14 @@ static int parse_lint_args(int argc, char **argv, LintOptions *o, int *npaths)
                 (o->target_minor = parse_target_version(v)) < 0)
                 return usage_error("--target-version expects 3.9 to 3.13");
             o->target_set = true;
+        } else if (is_option(a, "--target-gpu")) {
+            LintTarget t;
+            if (!(v = option_value(argc, argv, &i, "--target-gpu")))
+                return usage_error("--target-gpu expects a GPU or instance (pfc gpus lists them)");
+            if (!lint_target_resolve(v, 0, &t))
+                return usage_error("--target-gpu: unknown GPU or instance '%s' (pfc gpus lists "
+                                   "them)", v);
+            o->target_gpu = v;
         } else if (strcmp(a, "--statistics") == 0) {
             o->statistics = true;
         } else if (strcmp(a, "--fix") == 0) {
@@ -434,6 +444,8 @@ static uint64_t settings_hash(const LintOptions *o)
     Buf b = {0};
     buf_printf(&b, "pfc %s|fmt %d|color %d|target %d %d|", PFC_VERSION, o->style.format,
                o->style.color, o->target_minor, o->target_set);
+    if (o->target_gpu)
+        buf_printf(&b, "gpu %s|", o->target_gpu);
     for (int i = 0; i < o->select.n; i++)
         buf_printf(&b, "s %s|", o->select.v[i]);
     for (int i = 0; i < o->ignore.n; i++)
@@ -441,6 +453,18 @@ static uint64_t settings_hash(const LintOptions *o)
     uint64_t h = XXH3_64bits(b.v, b.n);
     buf_free(&b);
     return h;
+}
+
+/* TG901 (cli/target.c): the estimator runs only with a target GPU, and only
+ * when TG901 is selected for the file. */
+static void check_target(const LintOptions *o, const Config *cfg, const char *path, Syntax *s,
+                         const Ir *ir, FindingVec *all)
+{
+    LintTarget t;
+    if (lint_target_resolve(o->target_gpu ? o->target_gpu : cfg->target_gpu,
+                            cfg->target_world_size, &t) &&
+        code_enabled(o, cfg, path, "TG901"))
+        lint_target_check(s, path, ir, &t, all);
 }
 
 /* Everything pfc reports about one version of a file: parse, IR, rules,
@@ -463,6 +487,7 @@ static void analyse(const LintOptions *o, const Config *cfg, const char *path, c
             project_request_deps(req, deps);
         project_request_free(req);
         passes_run(s, &ir, &all);
+        check_target(o, cfg, path, s, &ir, &all);
         sort_findings(&all);
     }
     FindingVec enabled = {0};
