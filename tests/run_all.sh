@@ -52,6 +52,9 @@ project.sh
 estimator.sh
 corpus.sh
 realworld_score.sh
+precommit.sh
+action.sh
+install.sh
 "
 for suite in $SUITES; do
     [ -x "tests/$suite" ] || continue
