@@ -8,6 +8,7 @@
 #include "config.h"
 #include "files.h"
 #include "pool.h"
+#include "progress.h"
 #include "project.h"
 #include "safe_write.h"
 #include "target.h"
@@ -71,6 +72,7 @@ typedef struct LintRun {
     const Config **configs;   /* per file */
     uint64_t settings;        /* everything besides the file and its config that shapes output */
     Cache *cache;             /* NULL: --no-cache, --fix, --diff, or not writable */
+    Progress *progress;       /* NULL off a terminal */
 } LintRun;
 
 /* The SARIF rule table: the registry's rules, then the syntax and I/O codes. */
@@ -733,6 +735,12 @@ static void lint_one(size_t i, void *ctx)
     free(src);
 }
 
+static void lint_one_counted(size_t i, void *ctx)
+{
+    lint_one(i, ctx);
+    progress_tick(((LintRun *)ctx)->progress);
+}
+
 /* ---- the run -------------------------------------------------------------------------- */
 
 /* Failed fixes always go to stderr; with --show-fixes, the applied ones too. */
@@ -840,7 +848,7 @@ int cmd_lint(int argc, char **argv)
     if (status >= 0)
         return status;
     char *dot[] = {"."};
-    LintRun run = {&o, {0}, NULL, NULL, 0, NULL};
+    LintRun run = {&o, {0}, NULL, NULL, 0, NULL, NULL};
     walk_paths(&run.files, npaths ? argv : dot, npaths ? npaths : 1, 0);
     ConfigCache *configs = config_cache_new();
     status = resolve_configs(&run, configs, npaths ? argv : dot, npaths ? npaths : 1, &o);
@@ -857,7 +865,9 @@ int cmd_lint(int argc, char **argv)
         run.cache = cache_open(CACHE_DIR);
     if (o.fix && !o.diff)
         safe_remove_stale_temps(run.files.v, run.files.n);
-    parallel_for(run.files.n, o.jobs, lint_one, &run);
+    run.progress = progress_start(run.files.n);
+    parallel_for(run.files.n, o.jobs, lint_one_counted, &run);
+    progress_stop(run.progress);
     cache_close(run.cache);
     project_free(o.project);
     o.project = NULL;

@@ -55,6 +55,7 @@ realworld_score.sh
 precommit.sh
 action.sh
 install.sh
+progress.sh
 "
 for suite in $SUITES; do
     [ -x "tests/$suite" ] || continue
