@@ -18,15 +18,20 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 .PHONY: all deps test unit golden corpus asan bench fuzz install uninstall clean realworld
-all: pfc
 
 # `make -j clean all`: one make would clean while it builds, and trust the
-# timestamps it read before cleaning. So this make runs serially, and clean
-# hands the other goals to a fresh make, which builds them in parallel.
+# timestamps it read before cleaning. So with clean among other goals, this
+# make only cleans, then hands the other goals to a fresh make (which runs
+# them, in parallel, once).
 ifneq ($(and $(filter clean,$(MAKECMDGOALS)),$(filter-out clean,$(MAKECMDGOALS))),)
 .NOTPARALLEL:
-AFTER_CLEAN := $(MAKE) --no-print-directory $(filter-out clean,$(MAKECMDGOALS))
-endif
+$(filter-out clean,$(MAKECMDGOALS)): clean
+	@:
+clean:
+	rm -rf build build-asan build-fuzz pfc
+	+$(MAKE) --no-print-directory $(filter-out clean,$(MAKECMDGOALS))
+else
+all: pfc
 
 pfc: $(BUILD)/pfc
 	cp $< $@
@@ -114,4 +119,4 @@ uninstall:
 
 clean:
 	rm -rf build build-asan build-fuzz pfc
-	$(if $(AFTER_CLEAN),+$(AFTER_CLEAN))
+endif
