@@ -1,4 +1,4 @@
-# pfc: make (the binary), make test, make asan, make bench, make fuzz, make install
+# pfc: make (the binary), make test, make asan, make bench, make fuzz, make install, make uninstall
 CC      ?= cc
 PREFIX  ?= /usr/local
 CSTD    := -std=gnu11
@@ -17,7 +17,20 @@ HEADERS := $(wildcard */*.h */*.def)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps test unit golden corpus asan bench fuzz install clean realworld
+.PHONY: all deps test unit golden corpus asan bench fuzz install uninstall clean realworld
+
+# `make -j clean all`: one make would clean while it builds, and trust the
+# timestamps it read before cleaning. So with clean among other goals, this
+# make only cleans, then hands the other goals to a fresh make (which runs
+# them, in parallel, once).
+ifneq ($(and $(filter clean,$(MAKECMDGOALS)),$(filter-out clean,$(MAKECMDGOALS))),)
+.NOTPARALLEL:
+$(filter-out clean,$(MAKECMDGOALS)): clean
+	@:
+clean:
+	rm -rf build build-asan build-fuzz pfc
+	+$(MAKE) --no-print-directory $(filter-out clean,$(MAKECMDGOALS))
+else
 all: pfc
 
 pfc: $(BUILD)/pfc
@@ -36,7 +49,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJ)
 
 # Debian packages the build and tests need; installs only what is missing
 # (as root, or through sudo when available).
-DEB_PACKAGES := gcc make libcmocka-dev libxxhash-dev python3-torch
+DEB_PACKAGES := gcc make libcmocka-dev libxxhash-dev python3-torch pre-commit
 deps:
 	@missing=""; for p in $(DEB_PACKAGES); do \
 		dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -85,10 +98,24 @@ fuzz:
 		tests/cases/rules/TG004 tests/cases/rules/TG005 tests/cases/rules/TG006 \
 		tests/cases/rules/TG304 tests/cases/ir
 
-install: pfc
+# The binary, the man page and, when the tree holds it, the audit package
+# (Python, run by pfc from $(PREFIX)/lib/pfc/python). DESTDIR stages a package.
+AUDIT_PKG  ?= audit/pfc_audit
+AUDIT_DEST := $(DESTDIR)$(PREFIX)/lib/pfc/python/pfc_audit
+install: $(BUILD)/pfc
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 755 pfc $(DESTDIR)$(PREFIX)/bin/pfc
+	install -m 755 $(BUILD)/pfc $(DESTDIR)$(PREFIX)/bin/pfc
 	install -m 644 docs/pfc.1 $(DESTDIR)$(PREFIX)/share/man/man1/pfc.1
+	@if [ -d "$(AUDIT_PKG)" ]; then \
+		echo "install $(AUDIT_PKG) -> $(AUDIT_DEST)"; \
+		(cd "$(AUDIT_PKG)" && find . -name __pycache__ -prune -o -type f ! -name '*.pyc' -print) | \
+		while read -r f; do install -D -m 644 "$(AUDIT_PKG)/$$f" "$(AUDIT_DEST)/$$f" || exit 1; done; \
+	fi
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/pfc $(DESTDIR)$(PREFIX)/share/man/man1/pfc.1
+	rm -rf $(AUDIT_DEST)
+	@rmdir $(DESTDIR)$(PREFIX)/lib/pfc/python $(DESTDIR)$(PREFIX)/lib/pfc 2>/dev/null || true
 
 clean:
 	rm -rf build build-asan build-fuzz pfc
@@ -97,3 +124,4 @@ clean:
 .PHONY: docs
 docs: $(BUILD)/pfc
 	docs/generate.sh $(BUILD)/pfc docs
+endif

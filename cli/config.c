@@ -2,6 +2,7 @@
 #include "config.h"
 #include "../base/buf.h"
 #include "../base/toml.h"
+#include "../estimator/gpu.h"
 #include "cli.h"
 #include "codes.h"
 #include "files.h"
@@ -233,6 +234,17 @@ static bool read_table(Arena *a, Config *cfg, const TomlValue *t, const char **e
         *err = config_error(a, path, "target_gpu", "a string");
         return false;
     }
+    if (cfg->target_gpu && !gpu_target(cfg->target_gpu, &(const Gpu *){0}, &(uint32_t){0})) {
+        *err = arena_printf(a, "%s: [tool.pfc] target_gpu: unknown GPU or instance '%s' "
+                            "(pfc gpus lists them)", path, cfg->target_gpu);
+        return false;
+    }
+    if ((v = get(t, "target-world-size")) &&
+        (toml_kind(v) != TOML_INTEGER || toml_integer(v) < 1 || toml_integer(v) > 65536)) {
+        *err = config_error(a, path, "target-world-size", "an integer from 1 to 65536");
+        return false;
+    }
+    cfg->target_world_size = v ? toml_integer(v) : 0;
     if ((v = get(t, "per-file-ignores"))) {
         if (toml_kind(v) != TOML_TABLE) {
             *err = config_error(a, path, "per-file-ignores", "a table of glob = [codes]");

@@ -18,7 +18,8 @@ typedef struct Config {
     ARENA_VEC(PerFileIgnore) per_file_ignores;
     int target_minor;          /* -1 when unset */
     int fail_on;               /* a Severity, or -1 */
-    const char *target_gpu;    /* NULL when unset */
+    const char *target_gpu;    /* NULL when unset; a name gpu_target() knows */
+    int64_t target_world_size; /* ranks of a sharded run for TG901; 0 when unset */
     uint64_t hash;             /* of the file's bytes: part of the result cache key */
 } Config;
 

@@ -29,6 +29,8 @@ static const HelpOpt lint_opts[] = {
      "(default) or error"},
     {"--config", "PATH", "use this pfc.toml or pyproject.toml for every file (no discovery);\n"
      "--config \"KEY = VALUE\" (a TOML line, repeatable) overrides one setting"},
+    {"--target-gpu", "NAME", "a GPU or instance (pfc gpus) for TG901 projected-oom, overriding\n"
+     "[tool.pfc] target_gpu: training loops that would not fit it are reported"},
     {"--isolated", NULL, "ignore every configuration file"},
     {"--show-settings", NULL, "print the settings that apply to the first file, with the\n"
      "rules enabled, and exit"},

@@ -9,8 +9,10 @@
 #include "config.h"
 #include "files.h"
 #include "pool.h"
+#include "progress.h"
 #include "project.h"
 #include "safe_write.h"
+#include "target.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +38,7 @@ typedef struct LintOptions {
     const char *config_file;        /* --config PATH */
     Buf config_inline;              /* --config "key = value" lines, as TOML */
     CodeList select, ignore, extend_select;
+    const char *target_gpu;   /* --target-gpu: beats [tool.pfc] target_gpu */
     Project *project;   /* the run's table of project modules (thread-safe) */
 } LintOptions;
 
@@ -80,6 +83,7 @@ typedef struct LintRun {
     const Config **configs;   /* per file */
     uint64_t settings;        /* everything besides the file and its config that shapes output */
     Cache *cache;             /* NULL: --no-cache, --fix, --diff, or not writable */
+    Progress *progress;       /* NULL off a terminal */
 } LintRun;
 
 /* The SARIF rule table: every code pfc reports (cli/codes.h). */
@@ -247,12 +251,19 @@ static int parse_lint_value(const char *name, char *v, LintOptions *o)
         return o->output_file = v, -1;
     if (strcmp(name, "--stdin-filename") == 0)
         return o->stdin_filename = v, -1;
+    if (strcmp(name, "--target-gpu") == 0) {
+        LintTarget t;
+        if (!lint_target_resolve(v, 0, &t))
+            return usage_error("--target-gpu: unknown GPU or instance '%s' (pfc gpus lists them)", v);
+        return o->target_gpu = v, -1;
+    }
     return parse_jobs(v, o);   /* -j, --jobs */
 }
 
 static const char *const lint_value_options[] = {
     "--output-format", "--target-version", "--fail-on", "--select", "--ignore",
-    "--extend-select", "--config", "--output-file", "-o", "--stdin-filename", "--jobs", "-j",
+    "--extend-select", "--config", "--output-file", "-o", "--stdin-filename", "--target-gpu",
+    "--jobs", "-j",
 };
 
 /* Returns -1 on success, else the exit status of a usage error. Paths are
@@ -552,6 +563,8 @@ static uint64_t settings_hash(const LintOptions *o)
     Buf b = {0};
     buf_printf(&b, "pfc %s|fmt %d|color %d|target %d %d|", PFC_VERSION, o->style.format,
                o->style.color, o->target_minor, o->target_set);
+    if (o->target_gpu)
+        buf_printf(&b, "gpu %s|", o->target_gpu);
     for (int i = 0; i < o->select.n; i++)
         buf_printf(&b, "s %s|", o->select.v[i]);
     for (int i = 0; i < o->ignore.n; i++)
@@ -562,6 +575,18 @@ static uint64_t settings_hash(const LintOptions *o)
     uint64_t h = XXH3_64bits(b.v, b.n);
     buf_free(&b);
     return h;
+}
+
+/* TG901 (cli/target.c): the estimator runs only with a target GPU, and only
+ * when TG901 is selected for the file. */
+static void check_target(const LintOptions *o, const Config *cfg, const char *path, Syntax *s,
+                         const Ir *ir, FindingVec *all)
+{
+    LintTarget t;
+    if (lint_target_resolve(o->target_gpu ? o->target_gpu : cfg->target_gpu,
+                            cfg->target_world_size, &t) &&
+        code_enabled(o, cfg, path, "TG901"))
+        lint_target_check(s, path, ir, &t, all);
 }
 
 /* Everything pfc reports about one version of a file: parse, IR, rules,
@@ -584,6 +609,7 @@ static void analyse(const LintOptions *o, const Config *cfg, const char *path, c
             project_request_deps(req, deps);
         project_request_free(req);
         passes_run(s, &ir, &all);
+        check_target(o, cfg, path, s, &ir, &all);
         sort_findings(&all);
     }
     FindingVec enabled = {0};
@@ -827,6 +853,12 @@ static void lint_one(size_t i, void *ctx)
     arena_free(&arena);
     free(original);
     free(src);
+}
+
+static void lint_one_counted(size_t i, void *ctx)
+{
+    lint_one(i, ctx);
+    progress_tick(((LintRun *)ctx)->progress);
 }
 
 /* ---- the run -------------------------------------------------------------------------- */
@@ -1115,7 +1147,7 @@ static int lint_stdin(LintOptions *o, ConfigCache *configs)
         fwrite(src, 1, len, stdout);
     buf_write(&out, o->fix ? stderr : stdout);
     if (!o->fix) {   /* stdout holds the fixed source with --fix: nothing else */
-        LintRun run = {o, {.n = 1}, &r, NULL, 0, NULL};
+        LintRun run = {o, {.n = 1}, &r, NULL, 0, NULL, NULL};
         print_summary(o, &run, shown.n, shown.n > 0);
     }
     fwrite(r.fix_log.v ? r.fix_log.v : "", 1, r.fix_log.n, stderr);
@@ -1194,7 +1226,7 @@ static int print_run(LintOptions *o, LintRun *run)
 
 static int lint_paths(LintOptions *o, ConfigCache *configs, char **paths, int npaths)
 {
-    LintRun run = {o, {0}, NULL, NULL, 0, NULL};
+    LintRun run = {o, {0}, NULL, NULL, 0, NULL, NULL};
     walk_paths(&run.files, paths, npaths, 0);
     int status = resolve_configs(&run, configs, paths, npaths, o);
     if (status < 0 && o->show_settings) {
@@ -1214,7 +1246,9 @@ static int lint_paths(LintOptions *o, ConfigCache *configs, char **paths, int np
         run.cache = cache_open(CACHE_DIR);
     if (o->fix && !o->diff)
         safe_remove_stale_temps(run.files.v, run.files.n);
-    parallel_for(run.files.n, o->jobs, lint_one, &run);
+    run.progress = o->quiet ? NULL : progress_start(run.files.n);
+    parallel_for(run.files.n, o->jobs, lint_one_counted, &run);
+    progress_stop(run.progress);
     cache_close(run.cache);
     project_free(o->project);
     o->project = NULL;

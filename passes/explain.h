@@ -169,4 +169,37 @@
     "Fix:\n" \
     "    optimizer.zero_grad()\n"
 
+#define EXPLAIN_tg901 \
+    "What: `target_gpu` is set in [tool.pfc] (or `pfc lint --target-gpu NAME`), and pfc's\n" \
+    "memory estimator projects that one step of the file's training loop needs more memory\n" \
+    "per GPU than one GPU of the target can use. The finding points at the training loop;\n" \
+    "its help lists the cheapest changes that make the step fit, each re-estimated.\n" \
+    "\n" \
+    "Why it is silent: nothing is wrong with the code; the script runs until the first\n" \
+    "step on the real GPU, often after minutes of loading a model and a queue wait on a\n" \
+    "cluster, then dies with `torch.OutOfMemoryError: CUDA out of memory`.\n" \
+    "\n" \
+    "Cost: a failed job per try, and a guess at what to change: the weights, gradients\n" \
+    "and AdamW state of a 7B model trained in bf16 are 54 GiB before any activation.\n" \
+    "\n" \
+    "Fix: one of the listed changes (gradient checkpointing, an 8-bit optimizer, LoRA, a\n" \
+    "smaller micro-batch with gradient accumulation, sharding over more GPUs), or a larger\n" \
+    "target. `pfc estimate FILE --gpu NAME` prints the breakdown and every change tried.\n" \
+    "`target-world-size = N` gives the number of ranks of a sharded (FSDP, DeepSpeed) run.\n" \
+    "\n" \
+    "Quiet when: no target GPU is set; the file holds no training loop; the estimator\n" \
+    "cannot read the model; or the estimate rests on a guess that could have made it too\n" \
+    "high (an input shape it assumed, a condition it could not evaluate, the world size of\n" \
+    "a sharded run unknown, torch.compile). Parts it leaves out only make the real peak\n" \
+    "higher, and argparse or environment defaults are the script as written: those stand.\n" \
+    "\n" \
+    "Example (target_gpu = \"a100-80gb\"):\n" \
+    "    model = AutoModelForCausalLM.from_pretrained(\"meta-llama/Llama-2-7b-hf\",\n" \
+    "                                                 torch_dtype=torch.bfloat16)\n" \
+    "    opt = torch.optim.AdamW(model.parameters())\n" \
+    "    for batch in loader:               # TG901: the step needs more than 80 GB\n" \
+    "Fix:\n" \
+    "    model.gradient_checkpointing_enable()\n" \
+    "    opt = bnb.optim.AdamW8bit(model.parameters())\n"
+
 #endif

@@ -54,6 +54,10 @@ estimator.sh
 corpus.sh
 realworld_score.sh
 audit.sh
+precommit.sh
+action.sh
+install.sh
+progress.sh
 "
 for suite in $SUITES; do
     [ -x "tests/$suite" ] || continue
