@@ -126,5 +126,66 @@ else
     bad "a cached run reports the same cells" "$(cat "$TMP/c1" "$TMP/c2" | head -4)"
 fi
 
+# the JSON reader against Python's json on mutated copies of these notebooks
+# (bytes replaced, inserted, cut): the same documents accepted, read the same
+mkdir -p "$TMP/mut"
+python3 - "$CASES" "$TMP/mut" <<'PY'
+import os, random, sys
+src, out = sys.argv[1:]
+rng = random.Random(11)
+notebooks = sorted(f for f in os.listdir(src) if f.endswith(".ipynb"))
+pieces = [b"{", b"}", b"[", b"]", b",", b":", b'"', b"\\", b"\\u00e9", b"\\ud83d", b"0", b"-",
+          b"1e5", b"NaN", b"\xff", b"\xc3", b"\x00", b"\n", b" ", b"null", b"tru"]
+for i in range(300):
+    data = bytearray(open(os.path.join(src, notebooks[i % len(notebooks)]), "rb").read())
+    for _ in range(rng.randint(1, 3)):
+        at = rng.randrange(len(data))
+        kind = rng.randrange(3)
+        if kind == 0:
+            data[at:at + 1] = rng.choice(pieces)
+        elif kind == 1:
+            data[at:at] = rng.choice(pieces)
+        else:
+            del data[at:]
+            break
+    open(os.path.join(out, "%03d.json" % i), "wb").write(bytes(data))
+PY
+(cd "$TMP/mut" && "$PFC" debug-json *.json > "$TMP/mut.pfc" 2>&1)
+python3 - "$TMP/mut" "$TMP/mut.pfc" > "$TMP/mut.diff" <<'PY'
+import json, os, sys
+class Raw(str):
+    pass
+def canon(v):
+    if isinstance(v, Raw): return str(v)
+    if v is None: return "null"
+    if v is True or v is False: return "true" if v else "false"
+    if isinstance(v, str): return json.dumps(v, ensure_ascii=False)
+    if isinstance(v, list): return "[" + ", ".join(canon(x) for x in v) + "]"
+    return "{" + ", ".join(json.dumps(k, ensure_ascii=False) + ": " + canon(x)
+                           for k, x in v.items()) + "}"
+mine = {}
+for line in open(sys.argv[2], encoding="utf-8", errors="surrogateescape"):
+    parts = line.rstrip("\n").split("\t", 2)
+    if len(parts) == 3:
+        mine[parts[0]] = parts[2] if parts[1] == "ok" else None
+for name in sorted(os.listdir(sys.argv[1])):
+    try:
+        want = canon(json.loads(open(os.path.join(sys.argv[1], name), "rb").read(),
+                                parse_int=Raw, parse_float=Raw, parse_constant=Raw))
+        want.encode("utf-8")   # a lone surrogate: pfc refuses it on purpose
+    except (ValueError, UnicodeError):
+        want = None
+    got = mine.get(name, "missing")
+    if got != want:
+        print(name, "pfc:", "error" if got is None else got[:60], "python:",
+              "error" if want is None else "ok")
+PY
+if grep -q . "$TMP/mut.pfc" && [ ! -s "$TMP/mut.diff" ]; then
+    ok "JSON reader: 300 mutated notebooks ($(grep -c "	ok	" "$TMP/mut.pfc") still JSON), the same verdict and reading as Python's json"
+else
+    bad "JSON reader: 300 mutated notebooks, the same verdict and reading as Python's json" \
+        "$(cat "$TMP/mut.diff" "$TMP/mut.pfc" | head -3 | tr '\n' ' ')"
+fi
+
 echo "notebook: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

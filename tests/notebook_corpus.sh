@@ -135,12 +135,49 @@ for path in files:
         parse_disagree += 1
         print("FAIL parse %s: pfc %s, ast.parse %s" % (path, "E999" if pfc_error else "clean",
                                                        "error" if py_error else "clean"))
+# --fix --unsafe-fixes on copies: each fixed notebook must still be JSON that
+# differs from the original only in code cells' sources, and still parse
+fix_dir = os.path.join(tmp, "fix")
+fixed_ok = fixed_bad = 0
+for i, path in enumerate(files):
+    os.makedirs(os.path.join(fix_dir, str(i)))
+    with open(path, "rb") as f, open(os.path.join(fix_dir, str(i), "nb.ipynb"), "wb") as g:
+        g.write(f.read())
+subprocess.run([pfc, "lint", "--no-cache", "--fix", "--unsafe-fixes", fix_dir], capture_output=True)
+for i, path in enumerate(files):
+    before = open(path, "rb").read()
+    copy = os.path.join(fix_dir, str(i), "nb.ipynb")
+    after = open(copy, "rb").read()
+    if before == after:
+        continue
+    try:
+        a, b = json.loads(before), json.loads(after)
+    except ValueError as e:
+        fixed_bad += 1
+        print("FAIL fix %s: the fixed notebook is not JSON: %s" % (path, e))
+        continue
+    sources = [c["source"] for c in b["cells"] if c.get("cell_type") == "code"]
+    for c in a["cells"] + b["cells"]:
+        if c.get("cell_type") == "code":
+            c["source"] = None
+    lint = subprocess.run([pfc, "lint", "--no-cache", "--select", "E999", copy],
+                          capture_output=True).stdout.decode()
+    if a != b:
+        fixed_bad += 1
+        print("FAIL fix %s: more than code cells' sources changed" % path)
+    elif "E999" in lint:
+        fixed_bad += 1
+        print("FAIL fix %s: the fixed notebook does not parse" % path)
+    else:
+        fixed_ok += 1
 print("json: %d agree with Python's json, %d differ" % (json_ok, json_bad))
 print("cells: %d joined as Python joins them (%d lines blanked as IPython syntax), %d differ, "
       "%d skipped (another language or nbformat 3)" % (cells_ok, blanked_lines, cells_bad, skipped))
 print("parse: %d agree with ast.parse on the joined source, %d differ" % (parse_agree, parse_disagree))
-passed = json_ok + cells_ok + parse_agree
-failed = json_bad + cells_bad + parse_disagree
+passed = json_ok + cells_ok + parse_agree + fixed_ok
+failed = json_bad + cells_bad + parse_disagree + fixed_bad
+print("fix: %d notebooks fixed, only code cells' sources changed, still parse; %d wrong"
+      % (fixed_ok, fixed_bad))
 print("notebook_corpus: %d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)
 EOF
