@@ -349,8 +349,9 @@ static bool read_cells(Notebook *nb, char *err, size_t err_size)
         c->number = i + 1;
         c->source = json_get(cell, "source");
         if (!cell_text(nb, c->source, c)) {
-            snprintf(err, err_size, "cell %u: \"source\" is not a string or a list of strings",
-                     i + 1);
+            snprintf(err, err_size, c->source ? "cell %u: \"source\" is not a string or a list "
+                                                "of strings" : "cell %u: a code cell without "
+                                                "\"source\"", i + 1);
             return false;
         }
         nb->ncells++;
