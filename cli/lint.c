@@ -773,6 +773,9 @@ static void lint_one(size_t i, void *ctx)
                 run->cache ? &r->deps : NULL);
     else
         analyse(o, cfg, path, src, len, &arena, &s, &shown, run->cache ? &r->deps : NULL);
+    for (uint32_t k = 0; r->notebook && k < shown.n; k++)
+        if (shown.v[k].code[0] == 'E')
+            shown.v[k].message = notebook_cell_message(r->notebook, &s, shown.v[k].message);
     for (uint32_t k = 0; k < shown.n; k++) {
         r->counts[shown.v[k].severity]++;
         count_code(r, &shown.v[k]);

@@ -20,7 +20,11 @@ typedef struct Cell {
 
 /* Bytes of the joined source that stand for IPython syntax: `at` follows the
  * edits, text is what the cell holds there (the same length). */
-typedef struct Blank { uint32_t at, len; const char *text; } Blank;
+typedef struct Blank {
+    uint32_t at, len;
+    const char *text;
+    bool cell_magic;   /* a cell magic's line: nothing may go before it */
+} Blank;
 
 struct Notebook {
     Arena arena;
@@ -184,7 +188,7 @@ static void blank(Notebook *nb, Buf *joined, uint32_t base, const char *text, ui
     memset(joined->v + base + a, ' ', b - a);
     if (value)
         joined->v[base + a] = '0';
-    Blank bl = {base + a, b - a, text + a};
+    Blank bl = {base + a, b - a, text + a, a == 0 && b >= 2 && text[0] == '%' && text[1] == '%'};
     VEC_PUSH(&nb->arena, nb->blanks, bl);
 }
 
@@ -426,6 +430,28 @@ CellMap notebook_cells(const Notebook *nb)
     return m;
 }
 
+const char *notebook_cell_message(const Notebook *nb, Syntax *s, const char *msg)
+{
+    const char *p = strstr(msg, "line ");
+    if (!p || !isdigit((unsigned char)p[5]) || !nb->ncells)
+        return msg;
+    char *end;
+    unsigned long n = strtoul(p + 5, &end, 10);
+    uint32_t first, col;
+    syntax_line_col(s, 0, &first, &col);   /* makes the line table */
+    if (n == 0 || n > s->nlines)
+        return msg;
+    uint32_t offset = s->line_starts[n - 1], k = 0;
+    while (k + 1 < nb->ncells && nb->start[k + 1] <= offset)
+        k++;
+    syntax_line_col(s, nb->start[k], &first, &col);
+    unsigned long line = n - first + 1;   /* the end of the input: the cell's last line */
+    if (line > nb->nlines[k])
+        line = nb->nlines[k];
+    return arena_printf(s->arena, "%.*sline %lu of cell %u%s", (int)(p - msg), msg, line,
+                        nb->number[k], end);
+}
+
 /* ---- fixes ----------------------------------------------------------------------- */
 
 static bool edit_fits(const Notebook *nb, const Edit *e)
@@ -437,8 +463,10 @@ static bool edit_fits(const Notebook *nb, const Edit *e)
         return false;
     for (uint32_t i = 0; i < nb->blanks.n; i++) {
         const Blank *b = &nb->blanks.v[i];
-        bool touches = e->start == e->end ? b->at < e->start && e->start < b->at + b->len
-                                          : e->start < b->at + b->len && b->at < e->end;
+        bool touches = e->start == e->end
+                           ? (b->at < e->start || (b->cell_magic && b->at == e->start)) &&
+                                 e->start < b->at + b->len
+                           : e->start < b->at + b->len && b->at < e->end;
         if (touches)
             return false;
     }

@@ -38,6 +38,11 @@ CellMap notebook_cells(const Notebook *nb);
 /* The JSON text it was read from (owned by the notebook). */
 const char *notebook_json(const Notebook *nb, uint32_t *len);
 
+/* A syntax error's message names lines of the joined source ("detected at
+ * line 57"): the same message naming the cell's line ("line 3 of cell 14"),
+ * in s's arena, or msg itself. */
+const char *notebook_cell_message(const Notebook *nb, Syntax *s, const char *msg);
+
 /* Can these edits of the joined source (sorted, not overlapping) go back into
  * the notebook? Each must lie inside one code cell and leave blanked IPython
  * syntax alone. */

@@ -85,9 +85,17 @@ run diff lint --no-cache --diff train.ipynb
 cmp -s "$TMP/nb/train.ipynb" "$CASES/train.ipynb" || echo "train.ipynb changed" >> "$TMP/diff"
 golden "--diff: a diff of the .ipynb's source lines, the notebook left alone" "$TMP/diff" "$CASES/train.diff"
 
+run magic_first lint --no-cache --diff --unsafe-fixes cell_magic_first.ipynb
+golden "--diff with an import added: it goes into a Python cell, not before a cell magic" \
+       "$TMP/magic_first" "$CASES/cell_magic_first.diff"
+
 run malformed lint --no-cache --output-format concise malformed.ipynb invalid_utf8.ipynb train.ipynb
 golden "malformed notebooks: E902 with line and column, exit 2, the other files linted" \
        "$TMP/malformed" "$CASES/malformed.out"
+
+run syntax lint --no-cache --output-format concise syntax_error.ipynb
+golden "syntax errors: in cell coordinates, their messages naming the cell's lines" \
+       "$TMP/syntax" "$CASES/syntax_error.out"
 
 run empty lint --no-cache empty.ipynb markdown_only.ipynb
 run empty_dump dump-notebook empty.ipynb
