@@ -239,7 +239,8 @@ static bool is_python_file(const char *name, int flags)
 {
     size_t n = strlen(name);
     return (n > 3 && strcmp(name + n - 3, ".py") == 0) ||
-           (!(flags & WALK_PY_ONLY) && n > 4 && strcmp(name + n - 4, ".pyi") == 0);
+           (!(flags & WALK_PY_ONLY) && n > 4 && strcmp(name + n - 4, ".pyi") == 0) ||
+           ((flags & WALK_NOTEBOOKS) && n > 6 && strcmp(name + n - 6, ".ipynb") == 0);
 }
 
 /* Directories that never hold the user's own code (by name; virtual

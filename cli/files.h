@@ -12,6 +12,7 @@ typedef struct PathList { char **v; char **why; size_t n, cap; } PathList;
 enum {
     WALK_ALL = 1,          /* no default exclusions (corpus tools) */
     WALK_PY_ONLY = 2,      /* .py files only, not stubs (to compare with ast.parse runs) */
+    WALK_NOTEBOOKS = 4,    /* Jupyter notebooks (.ipynb) too (pfc lint) */
 };
 
 /* Adds the Python files under each path. Explicitly named files are always

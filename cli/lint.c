@@ -8,6 +8,7 @@
 #include "codes.h"
 #include "config.h"
 #include "files.h"
+#include "notebook.h"
 #include "pool.h"
 #include "progress.h"
 #include "project.h"
@@ -57,6 +58,8 @@ typedef struct FileResult {
     Buf diff;               /* --diff output */
     Buf deps;               /* the project modules its facts read, for the cache */
     bool write_failed;      /* --fix could not write: an E902 in the output */
+    Notebook *notebook;     /* a .ipynb: the source linted is its code cells joined */
+    bool broken;            /* not a notebook at all: an E902, and exit 2 */
 } FileResult;
 
 static void count_code(FileResult *r, const Finding *f)
@@ -699,6 +702,12 @@ static char *fix_file(const LintOptions *o, const Config *cfg, const char *path,
             arena_free(&arena);
             break;
         }
+        if (r->notebook && !notebook_edits_fit(r->notebook, edits.v, edits.n)) {
+            buf_printf(&r->fix_log, "%s: fixes not applied: a fix would cross a cell or "
+                       "IPython syntax\n", path);
+            arena_free(&arena);
+            break;
+        }
         Buf out = {0};
         emit_apply_edits(src, *len, edits.v, edits.n, &out);
         Arena check_arena;
@@ -721,6 +730,8 @@ static char *fix_file(const LintOptions *o, const Config *cfg, const char *path,
         for (uint32_t k = 0; k < nfix && k < MAX_ROUND_CODES; k++)
             buf_printf(applied, "%s: fixed %s\n", path, codes[k]);
         *napplied += nfix;
+        if (r->notebook)
+            notebook_apply_edits(r->notebook, edits.v, edits.n);
         arena_free(&check_arena);
         arena_free(&arena);
         free(src);
@@ -762,6 +773,56 @@ static void report_write_failure(FileResult *r, const ReportStyle *st, const cha
     r->counts[SEV_ERROR]++;
 }
 
+/* After --fix: the notebook as the file now holds it (written, the JSON
+ * rendered; else as it was), and *src its joined source, so that findings
+ * point at the cells and lines on disk. */
+static void notebook_reopen(FileResult *r, const Buf *written, char **src, uint32_t *len)
+{
+    uint32_t n;
+    const char *json = written ? written->v : notebook_json(r->notebook, &n);
+    n = written ? (uint32_t)written->n : n;
+    char err[256];
+    Notebook *fresh = notebook_open(json, n, err, sizeof err);
+    if (!fresh)
+        return;   /* cannot happen: rendering keeps the JSON valid; keep the old map */
+    notebook_free(r->notebook);
+    r->notebook = fresh;
+    const char *joined = notebook_source(fresh, len);
+    free(*src);
+    *src = malloc(*len + 1u);
+    if (!*src)
+        abort();
+    memcpy(*src, joined, *len + 1u);
+}
+
+/* Reads path's notebook into r->notebook and swaps *src (its JSON) for the
+ * joined source of its code cells. False when there is nothing to lint: the
+ * error (an E902, exit 2) or why it was skipped (a note on stderr) is in r. */
+static bool open_notebook(const ReportStyle *st, const char *path, char **src, uint32_t *len,
+                          FileResult *r)
+{
+    char err[256];
+    r->notebook = notebook_open(*src, *len, err, sizeof err);
+    if (!r->notebook) {
+        report_file_error(&r->out, st, path, err);
+        r->counts[SEV_ERROR]++;
+        r->broken = true;
+        return false;
+    }
+    const char *skip = notebook_skip_reason(r->notebook);
+    if (skip) {
+        buf_printf(&r->fix_log, "pfc: note: %s: skipped: %s\n", path, skip);
+        return false;
+    }
+    const char *joined = notebook_source(r->notebook, len);
+    free(*src);
+    *src = malloc(*len + 1u);
+    if (!*src)
+        abort();
+    memcpy(*src, joined, *len + 1u);
+    return true;
+}
+
 /* --fix and --diff: fixes *src; writes it (--fix) or diffs it against
  * original (--diff). Returns whether the file on disk now holds the fixes. */
 static bool fix_and_write(const LintOptions *o, const Config *cfg, const char *path,
@@ -769,17 +830,28 @@ static bool fix_and_write(const LintOptions *o, const Config *cfg, const char *p
                           const char *original, uint32_t original_len, FileResult *r,
                           char *failure, size_t failure_size)
 {
-    Buf applied = {0};
+    Buf applied = {0}, json = {0};
     uint32_t napplied = 0;
     *src = fix_file(o, cfg, path, *src, len, r, &applied, &napplied);
-    bool changed = *len != original_len || memcmp(*src, original, *len) != 0;
+    const char *disk = *src;   /* what the file will hold */
+    uint32_t disk_len = *len;
+    if (r->notebook) {
+        notebook_render(r->notebook, *src, *len, &json);
+        disk = json.v ? json.v : "";
+        disk_len = (uint32_t)json.n;
+        original = notebook_json(r->notebook, &original_len);
+    }
+    bool changed = disk_len != original_len || memcmp(disk, original, disk_len) != 0;
     bool kept = false;
     if (changed && o->diff) {
-        emit_unified_diff(path, original, original_len, *src, *len, &r->diff);
+        emit_unified_diff(path, original, original_len, disk, disk_len, &r->diff);
         kept = true;
     } else if (changed) {
-        kept = write_fixes(path, stamp, *src, *len, r, failure, failure_size);
+        kept = write_fixes(path, stamp, disk, disk_len, r, failure, failure_size);
     }
+    if (r->notebook)
+        notebook_reopen(r, kept && !o->diff ? &json : NULL, src, len);
+    buf_free(&json);
     /* in the order things happened: the fixes, then why the rest were not */
     if (kept) {
         buf_put(&applied, r->fix_log.v, r->fix_log.n);
@@ -819,6 +891,12 @@ static void lint_one(size_t i, void *ctx)
             return;
         }
     }
+    if (notebook_is_path(path) && !open_notebook(&o->style, path, &src, &len, r)) {
+        notebook_free(r->notebook);
+        r->notebook = NULL;
+        free(src);
+        return;
+    }
     char *original = NULL;
     uint32_t original_len = len;
     bool written = false;
@@ -826,7 +904,9 @@ static void lint_one(size_t i, void *ctx)
     if (fixing) {
         original = malloc(len + 1);
         memcpy(original, src, len);
-        safe_stamp_content(&stamp, original, original_len);
+        uint32_t disk_len = original_len;
+        const char *disk = r->notebook ? notebook_json(r->notebook, &disk_len) : original;
+        safe_stamp_content(&stamp, disk, disk_len);
         written = fix_and_write(o, cfg, path, &stamp, &src, &len, original, original_len, r,
                                 failure, sizeof failure);
     }
@@ -840,17 +920,25 @@ static void lint_one(size_t i, void *ctx)
                 run->cache ? &r->deps : NULL);
     else
         analyse(o, cfg, path, src, len, &arena, &s, &shown, run->cache ? &r->deps : NULL);
+    for (uint32_t k = 0; r->notebook && k < shown.n; k++)
+        if (shown.v[k].code[0] == 'E')
+            shown.v[k].message = notebook_cell_message(r->notebook, &s, shown.v[k].message);
     for (uint32_t k = 0; k < shown.n; k++) {
         r->counts[shown.v[k].severity]++;
         count_code(r, &shown.v[k]);
     }
-    if (!o->diff)
+    CellMap cells = r->notebook ? notebook_cells(r->notebook) : (CellMap){0};
+    if (!o->diff && r->notebook)
+        report_notebook(&r->out, &o->style, path, &s, shown.v, shown.n, &cells);
+    else if (!o->diff)
         report_file(&r->out, &o->style, path, &s, shown.v, shown.n);
     if (failure[0])
         report_write_failure(r, &o->style, path, failure);
     if (run->cache)
         store_cached(run->cache, r, key);
     arena_free(&arena);
+    notebook_free(r->notebook);
+    r->notebook = NULL;
     free(original);
     free(src);
 }
@@ -1189,7 +1277,7 @@ static int print_run(LintOptions *o, LintRun *run)
         print_fix_log(o, r);
         fixed += r->fixed;
         diffs += r->diff.n > 0;
-        write_failed |= r->write_failed;
+        write_failed |= r->write_failed || r->broken;
         total += n;
         files_with += n > 0;
         for (int sev = o->fail_on; sev <= SEV_ERROR; sev++)
@@ -1227,7 +1315,7 @@ static int print_run(LintOptions *o, LintRun *run)
 static int lint_paths(LintOptions *o, ConfigCache *configs, char **paths, int npaths)
 {
     LintRun run = {o, {0}, NULL, NULL, 0, NULL, NULL};
-    walk_paths(&run.files, paths, npaths, 0);
+    walk_paths(&run.files, paths, npaths, WALK_NOTEBOOKS);
     int status = resolve_configs(&run, configs, paths, npaths, o);
     if (status < 0 && o->show_settings) {
         const char *err = NULL;

@@ -8,6 +8,7 @@
 #include "help.h"
 #include "project.h"
 #include "files.h"
+#include "notebook.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -220,6 +221,10 @@ int main(int argc, char **argv)
         return cmd_emit(argc - 2, argv + 2, EMIT_DUMP_CST);
     if (strcmp(cmd, "dump-ir") == 0)
         return cmd_emit(argc - 2, argv + 2, EMIT_DUMP_IR);
+    if (strcmp(cmd, "debug-json") == 0)
+        return cmd_debug_json(argc - 2, argv + 2);
+    if (strcmp(cmd, "dump-notebook") == 0)
+        return cmd_dump_notebook(argc - 2, argv + 2);
     if (strcmp(cmd, "debug-corpus") == 0)
         return cmd_debug_corpus(argc - 2, argv + 2);
     if (strcmp(cmd, "debug-bench") == 0)

@@ -35,13 +35,58 @@ bool severity_parse(const char *s, Severity *out)
 
 /* ---- positions and source lines --------------------------------------------------- */
 
-typedef struct Pos { uint32_t line, col, end_line, end_col; } Pos;
+/* In a notebook, lines count from the cell's first line; cell is 0 otherwise.
+ * file_line: the line of the .ipynb file that holds the (end) line. */
+typedef struct Pos {
+    uint32_t line, col, end_line, end_col;
+    uint32_t cell, file_line, file_end_line;
+} Pos;
 
-static Pos finding_pos(Syntax *s, const Finding *f)
+/* The code cell holding an offset of the joined source: the last to start at
+ * or before it. */
+static uint32_t cell_index(const CellMap *m, uint32_t offset)
+{
+    uint32_t lo = 0, hi = m->n;
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (m->start[mid] <= offset)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Line and column of an offset; in a notebook, within its cell (*cell, from 1)
+ * and *file_line in the .ipynb. */
+static void line_col(const ReportStyle *st, Syntax *s, uint32_t offset, uint32_t *line,
+                     uint32_t *col, uint32_t *cell, uint32_t *file_line)
+{
+    syntax_line_col(s, offset, line, col);
+    *cell = 0;
+    *file_line = *line;
+    const CellMap *m = st ? st->cells : NULL;
+    if (!m || !m->n)
+        return;
+    uint32_t k = cell_index(m, offset), first, c;
+    syntax_line_col(s, m->start[k], &first, &c);
+    *line = *line >= first ? *line - first + 1 : 1;
+    *cell = m->number[k];
+    uint32_t i = *line - 1 < m->nlines[k] ? *line - 1 : m->nlines[k] - 1;
+    *file_line = m->file_line[k][i];
+}
+
+static Pos finding_pos(const ReportStyle *st, Syntax *s, const Finding *f)
 {
     Pos p;
-    syntax_line_col(s, f->start, &p.line, &p.col);
-    syntax_line_col(s, f->end, &p.end_line, &p.end_col);
+    uint32_t end_cell;
+    line_col(st, s, f->start, &p.line, &p.col, &p.cell, &p.file_line);
+    line_col(st, s, f->end, &p.end_line, &p.end_col, &end_cell, &p.file_end_line);
+    if (end_cell != p.cell) {   /* a span to the cell's end: stop at its last character */
+        p.end_line = p.line;
+        p.end_col = p.col + 1;
+        p.file_end_line = p.file_line;
+    }
     return p;
 }
 
@@ -124,7 +169,7 @@ static void put_json_string(Buf *b, const char *s)
 }
 
 /* {"applicability", "message", "edits": [{"content", "location", "end_location"}]} */
-static void put_json_fix(Buf *out, Syntax *s, const Fix *fx)
+static void put_json_fix(Buf *out, const ReportStyle *st, Syntax *s, const Fix *fx)
 {
     if (!fx || !s) {
         buf_puts(out, "null");
@@ -135,9 +180,9 @@ static void put_json_fix(Buf *out, Syntax *s, const Fix *fx)
     put_json_string(out, fx->message);
     buf_puts(out, ", \"edits\": [");
     for (uint32_t i = 0; i < fx->nedits; i++) {
-        uint32_t l0, c0, l1, c1;
-        syntax_line_col(s, fx->edits[i].start, &l0, &c0);
-        syntax_line_col(s, fx->edits[i].end, &l1, &c1);
+        uint32_t l0, c0, l1, c1, cell, file_line;
+        line_col(st, s, fx->edits[i].start, &l0, &c0, &cell, &file_line);
+        line_col(st, s, fx->edits[i].end, &l1, &c1, &cell, &file_line);
         buf_puts(out, i ? ", {\"content\": " : "{\"content\": ");
         put_json_string(out, fx->edits[i].text);
         buf_printf(out,
@@ -148,8 +193,8 @@ static void put_json_fix(Buf *out, Syntax *s, const Fix *fx)
     buf_puts(out, "]}");
 }
 
-static void report_json(Buf *out, Syntax *s, const char *path, const Finding *f, Pos p,
-                        bool first)
+static void report_json(Buf *out, const ReportStyle *st, Syntax *s, const char *path,
+                        const Finding *f, Pos p, bool first)
 {
     if (!first)
         buf_puts(out, ",\n");
@@ -161,11 +206,13 @@ static void report_json(Buf *out, Syntax *s, const char *path, const Finding *f,
     put_json_string(out, f->message);
     buf_puts(out, ", \"filename\": ");
     put_json_string(out, path);
+    if (p.cell)   /* ruff's field for notebooks: rows count from the cell's first line */
+        buf_printf(out, ", \"cell\": %u", p.cell);
     buf_printf(out,
                ", \"location\": {\"row\": %u, \"column\": %u}, \"end_location\": {\"row\": %u, "
                "\"column\": %u}, \"fix\": ",
                p.line, p.col, p.end_line, p.end_col);
-    put_json_fix(out, s, f->fix);
+    put_json_fix(out, st, s, f->fix);
     buf_printf(out, ", \"url\": \"" PFC_RULES_URL "%s.md\"", f->code);
     if (f->help) {
         buf_puts(out, ", \"help\": ");
@@ -233,6 +280,20 @@ static uint64_t line_hash(const Syntax *s, const Finding *f)
     return XXH3_64bits_withSeed(s->src + a, b - a, XXH3_64bits(f->code, strlen(f->code)));
 }
 
+/* A notebook: the region is the lines of the .ipynb (columns inside a JSON
+ * string would count its escapes), the cell's own coordinates go in the
+ * result's properties. Fixes are left out: they edit the cell's text, not
+ * the file's bytes. */
+static void sarif_cell_region(Buf *out, const Syntax *s, const Finding *f, Pos p)
+{
+    buf_printf(out,
+               "\"}, \"region\": {\"startLine\": %u, \"endLine\": %u}}}], \"partialFingerprints\": "
+               "{\"primaryLocationLineHash\": \"%016llx:1\"}, \"properties\": {\"cell\": %u, "
+               "\"cellLine\": %u, \"cellColumn\": %u, \"cellEndLine\": %u, \"cellEndColumn\": %u}}",
+               p.file_line, p.file_end_line, (unsigned long long)line_hash(s, f), p.cell, p.line,
+               p.col, p.end_line, p.end_col);
+}
+
 static void report_sarif(Buf *out, const ReportStyle *st, const char *path, Syntax *s,
                          const Finding *f, Pos p, bool first)
 {
@@ -247,6 +308,10 @@ static void report_sarif(Buf *out, const ReportStyle *st, const char *path, Synt
     put_json_string(out, f->message);
     buf_puts(out, "}, \"locations\": [{\"physicalLocation\": {\"artifactLocation\": {\"uri\": \"");
     put_uri(out, path);
+    if (p.cell) {
+        sarif_cell_region(out, s, f, p);
+        return;
+    }
     buf_printf(out,
                "\"}, \"region\": {\"startLine\": %u, \"startColumn\": %u, \"endLine\": %u, "
                "\"endColumn\": %u}}}], \"partialFingerprints\": {\"primaryLocationLineHash\": "
@@ -316,26 +381,37 @@ static const char *fixable_mark(const ReportStyle *st, const Finding *f)
 static void report_one(Buf *out, const ReportStyle *st, const char *path, Syntax *s,
                        const Finding *f, bool first)
 {
-    Pos p = s ? finding_pos(s, f) : (Pos){1, 1, 1, 1};
+    Pos p = s ? finding_pos(st, s, f) : (Pos){1, 1, 1, 1, 0, 1, 1};
     const char *bold = st->color ? "\033[1m" : "", *reset = st->color ? "\033[0m" : "";
     const char *sevc = !st->color ? "" : f->severity == SEV_ERROR ? "\033[1;31m"
                                        : f->severity == SEV_WARNING ? "\033[1;33m" : "\033[1;36m";
     switch (st->format) {
     case FMT_CONCISE:
-        buf_printf(out, "%s:%u:%u: %s%s %s\n", path, p.line, p.col, f->code,
-                   fixable_mark(st, f), f->message);
+        if (p.cell)
+            buf_printf(out, "%s:cell %u:%u:%u: %s%s %s\n", path, p.cell, p.line, p.col, f->code,
+                       fixable_mark(st, f), f->message);
+        else
+            buf_printf(out, "%s:%u:%u: %s%s %s\n", path, p.line, p.col, f->code,
+                       fixable_mark(st, f), f->message);
         break;
     case FMT_GITHUB:
         buf_printf(out, "::%s title=pfc (%s),file=", f->severity == SEV_NOTE ? "notice"
                                                      : severity_name(f->severity), f->code);
         put_github_escaped(out, path, true);
+        if (p.cell) {   /* the annotation goes on the line of the .ipynb that holds it */
+            buf_printf(out, ",line=%u,endLine=%u::%s cell %u, line %u: ", p.file_line,
+                       p.file_end_line, f->code, p.cell, p.line);
+            put_github_escaped(out, f->message, false);
+            buf_putc(out, '\n');
+            break;
+        }
         buf_printf(out, ",line=%u,col=%u,endLine=%u,endColumn=%u::%s ", p.line, p.col,
                    p.end_line, p.end_col, f->code);
         put_github_escaped(out, f->message, false);
         buf_putc(out, '\n');
         break;
     case FMT_JSON:
-        report_json(out, s, path, f, p, first);
+        report_json(out, st, s, path, f, p, first);
         break;
     case FMT_SARIF:
         report_sarif(out, st, path, s, f, p, first);
@@ -343,9 +419,14 @@ static void report_one(Buf *out, const ReportStyle *st, const char *path, Syntax
     case FMT_FULL:
         if (first)
             buf_printf(out, "%s%s%s\n", bold, path, reset);
-        buf_printf(out, "  %u:%u  %s%-7s%s %s%s (%s)%s%s\n", p.line, p.col, sevc,
-                   severity_name(f->severity), reset, bold, f->code, f->name, reset,
-                   fixable_mark(st, f));
+        if (p.cell)
+            buf_printf(out, "  cell %u, line %u:%u  %s%-7s%s %s%s (%s)%s%s\n", p.cell, p.line, p.col,
+                       sevc, severity_name(f->severity), reset, bold, f->code, f->name, reset,
+                       fixable_mark(st, f));
+        else
+            buf_printf(out, "  %u:%u  %s%-7s%s %s%s (%s)%s%s\n", p.line, p.col, sevc,
+                       severity_name(f->severity), reset, bold, f->code, f->name, reset,
+                       fixable_mark(st, f));
         buf_printf(out, "  %s\n", f->message);
         if (s)
             put_snippet(out, st, s, f, p);
@@ -365,6 +446,14 @@ void report_file(Buf *out, const ReportStyle *st, const char *path, Syntax *s,
         report_one(out, st, path, s, &f[i], i == 0);
     if (n && st->format == FMT_FULL)
         buf_putc(out, '\n');
+}
+
+void report_notebook(Buf *out, const ReportStyle *st, const char *path, Syntax *s,
+                     const Finding *f, uint32_t n, const CellMap *cells)
+{
+    ReportStyle with_cells = *st;
+    with_cells.cells = cells;
+    report_file(out, &with_cells, path, s, f, n);
 }
 
 void report_file_error(Buf *out, const ReportStyle *st, const char *path, const char *msg)

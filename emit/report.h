@@ -17,6 +17,17 @@
 
 typedef enum OutputFormat { FMT_FULL, FMT_CONCISE, FMT_JSON, FMT_GITHUB, FMT_SARIF } OutputFormat;
 
+/* A notebook linted as one joined source (cli/notebook.c): code cell i starts at
+ * byte start[i] of that source and is cell number[i] of the notebook (counting
+ * every cell from 1, as ruff does). Its line k (from 1) lies on line
+ * file_line[i][k - 1] of the .ipynb file, for the formats that point into the
+ * file itself (github, SARIF); nlines[i] lines are known. */
+typedef struct CellMap {
+    uint32_t n;
+    const uint32_t *start, *number, *nlines;
+    const uint32_t *const *file_line;
+} CellMap;
+
 /* What SARIF's rule table needs to know of each code. */
 typedef struct RuleMeta {
     const char *code, *name, *summary, *help;
@@ -28,6 +39,7 @@ typedef struct ReportStyle {
     bool unsafe_fixes;       /* an unsafe fix counts as fixable ([*]) */
     const RuleMeta *rules;   /* SARIF: the rule table, results refer to it by index */
     size_t nrules;
+    const CellMap *cells;    /* a notebook's cells (set by report_notebook), or NULL */
 } ReportStyle;
 
 bool output_format_parse(const char *s, OutputFormat *out);
@@ -38,6 +50,12 @@ bool severity_parse(const char *s, Severity *out);
  * objects are separated by ",\n" and the caller adds the brackets. */
 void report_file(Buf *out, const ReportStyle *st, const char *path, Syntax *s,
                  const Finding *f, uint32_t n);
+
+/* report_file for a notebook: positions are given as (cell, line in the cell,
+ * column) in text and JSON, and as lines of the .ipynb file with the cell's
+ * coordinates beside them in github and SARIF output. */
+void report_notebook(Buf *out, const ReportStyle *st, const char *path, Syntax *s,
+                     const Finding *f, uint32_t n, const CellMap *cells);
 
 /* SARIF 2.1.0: one run; results (from report_file) go between begin and end,
  * separated by ",\n" like JSON objects. */

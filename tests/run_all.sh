@@ -49,6 +49,7 @@ oracle_cases.sh
 fix_corpus.sh
 fix_safety.sh
 sarif.sh
+notebook.sh
 project.sh
 estimator.sh
 corpus.sh
