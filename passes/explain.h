@@ -154,6 +154,34 @@
     "            evaluate(model)\n" \
     "            model.train()\n"
 
+#define EXPLAIN_tg101 \
+    "What: an optimizer is built from model.parameters(), then the model gets its adapters\n" \
+    "(get_peft_model, LoraModel, inject_adapter_in_model, model.add_adapter) or a layer is\n" \
+    "replaced (`model.fc = nn.Linear(...)`), and the old optimizer keeps being used.\n" \
+    "\n" \
+    "Why it is silent: the optimizer holds the tensors it was given; the adapter (or the new\n" \
+    "layer) is created later, gets gradients, and is never updated. step() runs, the loss\n" \
+    "moves a little through whatever the optimizer still holds, and nothing fails.\n" \
+    "\n" \
+    "Cost: the adapters, the only thing meant to train, stay at their initial values: the\n" \
+    "whole run is wasted. (LoRA's zero-initialised B makes A's first gradient zero: that is\n" \
+    "expected and not this finding.)\n" \
+    "\n" \
+    "Fix: build the optimizer after get_peft_model (or after replacing the layer), or add the\n" \
+    "new parameters with optimizer.add_param_group().\n" \
+    "\n" \
+    "Quiet when: a new optimizer is built after the change, the old one is not used after\n" \
+    "it, or the new layer's parameters are added to an optimizer.\n" \
+    "\n" \
+    "Example:\n" \
+    "    opt = torch.optim.AdamW(model.parameters(), lr=2e-4)\n" \
+    "    model = get_peft_model(model, LoraConfig(r=8))\n" \
+    "Fix:\n" \
+    "    model = get_peft_model(model, LoraConfig(r=8))\n" \
+    "    opt = torch.optim.AdamW(model.parameters(), lr=2e-4)\n" \
+    "\n" \
+    "Reference: https://huggingface.co/docs/peft/quicktour\n"
+
 #define EXPLAIN_tg304 \
     "What: model.eval, model.train, optimizer.zero_grad, optimizer.step, loss.backward or\n" \
     "scheduler.step written as a statement without ().\n" \
