@@ -609,19 +609,14 @@ static bool is_self(const IrFunction *g, ValueId x)
 static bool reaches(const Ir *ir, uint32_t cls1, int fi, uint32_t attr, uint64_t *seen)
 {
     if (fi < 0 || fi >= 64 * 4 || (seen[fi / 64] >> (fi % 64) & 1))
-        return fi >= 64 * 4;   /* too many methods to follow: assume it does */
+        return false;
     seen[fi / 64] |= 1ull << (fi % 64);
     const IrFunction *g = &ir->funcs.v[fi];
     for (uint32_t i = 1; i < g->values.n; i++) {
         const IrValue *v = val(g, i);
-        if (v->op == IR_CALL && v->nargs && intern_is(&ir->syn->names, val(g, v->args[0])->qual, "builtins.getattr"))
-            return true;   /* getattr(self, name): any attribute */
         if (v->op != IR_ATTR || !v->nargs || !is_self(g, v->args[0]))
             continue;
-        if (v->name == attr || intern_is(&ir->syn->names, v->name, "_modules") ||
-            intern_is(&ir->syn->names, v->name, "children") ||
-            intern_is(&ir->syn->names, v->name, "modules") ||
-            intern_is(&ir->syn->names, v->name, "named_children"))
+        if (v->name == attr && v->grad != GRAD_DISABLED)
             return true;
         if (reaches(ir, cls1, class_method(ir, cls1, v->name, NULL), attr, seen))
             return true;
@@ -634,6 +629,24 @@ bool params_forward_reaches(const Ir *ir, uint32_t cls1, uint32_t attr)
     uint64_t seen[4] = {0};
     int fi = class_method(ir, cls1, 0, "forward");
     return fi >= 0 && reaches(ir, cls1, fi, attr, seen);
+}
+
+/* `self.<attr>.<x> = ...` in a method: a tied or patched layer. */
+bool params_class_patches(const Ir *ir, uint32_t cls1, uint32_t attr)
+{
+    const IrClass *k = &ir->classes.v[cls1 - 1];
+    for (uint32_t m = 0; m < k->methods.n; m++) {
+        const IrFunction *g = &ir->funcs.v[k->methods.v[m]];
+        for (uint32_t i = 1; i < g->values.n; i++) {
+            const IrValue *v = val(g, i);
+            if (v->op != IR_STORE_ATTR || !v->nargs)
+                continue;
+            const IrValue *b = val(g, ir_resolve(g, v->args[0]));
+            if (b->op == IR_ATTR && b->name == attr && b->nargs && is_self(g, b->args[0]))
+                return true;
+        }
+    }
+    return false;
 }
 
 bool params_class_registers(const Ir *ir, uint32_t cls1, uint32_t attr)

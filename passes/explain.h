@@ -182,6 +182,32 @@
     "\n" \
     "Reference: https://huggingface.co/docs/peft/quicktour\n"
 
+#define EXPLAIN_tg302 \
+    "What: the optimizers are built from a part of the model (`model.encoder.parameters()`)\n" \
+    "while its forward also runs another submodule with grad enabled, or a module created\n" \
+    "after the optimizer (`head = nn.Linear(...)`, `model.extra = ...`) is used in training.\n" \
+    "\n" \
+    "Why it is silent: backward() computes gradients for the left-out parameters, and step()\n" \
+    "simply never updates them; the loss still goes down through the rest.\n" \
+    "\n" \
+    "Cost: that part stays at its initialisation (a random head, an untrained projection),\n" \
+    "and its gradients cost memory and time every step.\n" \
+    "\n" \
+    "Fix: pass model.parameters(), add a parameter group for the missing part, create the\n" \
+    "module before the optimizer, or freeze the part with requires_grad_(False) if it is not\n" \
+    "meant to train.\n" \
+    "\n" \
+    "Quiet when: the left-out part is frozen (requires_grad_(False), a requires_grad loop),\n" \
+    "runs under no_grad in forward, is held by another optimizer or an add_param_group(), or\n" \
+    "when some optimizer's parameters cannot be traced.\n" \
+    "\n" \
+    "Example:\n" \
+    "    opt = torch.optim.Adam(model.encoder.parameters())   # forward also runs self.head\n" \
+    "Fix:\n" \
+    "    opt = torch.optim.Adam(model.parameters())\n" \
+    "\n" \
+    "Reference: https://pytorch.org/docs/stable/optim.html#per-parameter-options\n"
+
 #define EXPLAIN_tg304 \
     "What: model.eval, model.train, optimizer.zero_grad, optimizer.step, loss.backward or\n" \
     "scheduler.step written as a statement without ().\n" \
