@@ -432,6 +432,9 @@ static void collect_call(Walk *w, ValueId at)
         add_event(w, ME_KBIT_PREP, at, posarg(v, 0) ? posarg(v, 0) : kwarg(w, v, "model"), 0, false);
     else if (q && (is(w, q, "transformers.Trainer") || is(w, q, "transformers.Seq2SeqTrainer")))
         collect_trainer(w, at);
+    else if (q && (is(w, q, "torch.nn.Parameter") || is(w, q, "torch.nn.parameter.Parameter")) &&
+             kwarg(w, v, "requires_grad"))   /* nn.Parameter(w, requires_grad=False): a freeze */
+        add_event(w, ME_GRAD_WRITE, at, 0, (uint8_t)bool_value(w, val(f, kwarg(w, v, "requires_grad"))), false);
     else if (callee->op == IR_ATTR && callee->nargs)
         collect_method_event(w, at, callee);
 }

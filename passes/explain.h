@@ -182,6 +182,36 @@
     "\n" \
     "Reference: https://huggingface.co/docs/peft/quicktour\n"
 
+#define EXPLAIN_tg103 \
+    "What: every parameter of the model is frozen (`model.requires_grad_(False)` or a\n" \
+    "`for p in model.parameters(): p.requires_grad = False` loop, after the adapters were\n" \
+    "added, or prepare_model_for_kbit_training with no adapter after it), and then the\n" \
+    "optimizer takes `filter(lambda p: p.requires_grad, ...)` (or the HF Trainer builds its\n" \
+    "own from the parameters that require grad).\n" \
+    "\n" \
+    "Why it is silent: not always silent, but late: depending on the setup it fails at the\n" \
+    "optimizer (empty parameter list), at the first backward(), or not at all when the inputs\n" \
+    "require grad. pfc says so before the model download and the queue wait.\n" \
+    "\n" \
+    "Cost: the run does nothing useful.\n" \
+    "\n" \
+    "Fix: freeze the base first, then add the adapters (get_peft_model freezes the base\n" \
+    "itself), or unfreeze the part that should train before building the optimizer.\n" \
+    "\n" \
+    "Quiet when: something unfreezes after the freeze (requires_grad_(True) on a part, a\n" \
+    "loop that sets requires_grad by name, an adapter, a new layer), or a requires_grad write\n" \
+    "names an object pfc cannot trace.\n" \
+    "\n" \
+    "Example:\n" \
+    "    model = get_peft_model(model, config)\n" \
+    "    model.requires_grad_(False)\n" \
+    "    opt = torch.optim.AdamW(filter(lambda p: p.requires_grad, model.parameters()))\n" \
+    "Fix:\n" \
+    "    model.requires_grad_(False)\n" \
+    "    model = get_peft_model(model, config)\n" \
+    "\n" \
+    "Reference: https://pytorch.org/docs/stable/notes/autograd.html#setting-requires-grad\n"
+
 #define EXPLAIN_tg302 \
     "What: the optimizers are built from a part of the model (`model.encoder.parameters()`)\n" \
     "while its forward also runs another submodule with grad enabled, or a module created\n" \
