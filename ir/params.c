@@ -415,12 +415,97 @@ static void collect_trainer(Walk *w, ValueId at)
     w->P->events.v[w->P->events.n - 1].node = val(f, gc)->node;
 }
 
+/* torch.bfloat16, "bf16", "float16", torch.half... */
+static DtypeName dtype_of(const Walk *w, const IrFunction *f, ValueId x)
+{
+    const IrValue *v = val(f, ir_resolve(f, x));
+    if (v->op == IR_ATTR && v->qual) {
+        if (is(w, v->qual, "torch.bfloat16"))
+            return DT_BF16;
+        if (is(w, v->qual, "torch.float16") || is(w, v->qual, "torch.half"))
+            return DT_FP16;
+        if (is(w, v->qual, "torch.float32") || is(w, v->qual, "torch.float"))
+            return DT_FP32;
+        return DT_UNKNOWN;
+    }
+    int k = const_kind(w, v);
+    if (k == T_NUMBER)
+        return text_has(w, v->node, "32") ? DT_FP32 : text_has(w, v->node, "16") ? DT_FP16 : DT_UNKNOWN;
+    if (k != T_STRING)
+        return DT_UNKNOWN;
+    if (text_has(w, v->node, "bf16") || text_has(w, v->node, "bfloat16"))
+        return DT_BF16;
+    if (text_has(w, v->node, "fp16") || text_has(w, v->node, "float16") || text_has(w, v->node, "16-mixed") ||
+        text_has(w, v->node, "\"16\"") || text_has(w, v->node, "'16'"))
+        return DT_FP16;
+    if (text_has(w, v->node, "32"))
+        return DT_FP32;
+    return DT_UNKNOWN;
+}
+
+static void add_dtype(Walk *w, bool quant, uint32_t node, DtypeName d)
+{
+    DtypeFact x = {node, (uint8_t)d};
+    if (quant)
+        VEC_PUSH(w->A, w->P->quant_compute, x);
+    else
+        VEC_PUSH(w->A, w->P->precision, x);
+}
+
+static const char *const training_arguments[] = {
+    "transformers.TrainingArguments", "transformers.Seq2SeqTrainingArguments", "trl.SFTConfig",
+    "trl.DPOConfig", NULL};
+
+/* bf16=True / fp16=True of a training-arguments call; a value that is not a
+ * literal leaves the precision unknown. */
+static void collect_precision_flags(Walk *w, const IrValue *v)
+{
+    for (uint32_t i = 1; v->kwnames && i < v->nargs; i++) {
+        uint32_t kw = v->kwnames[i];
+        if (!kw || (!is(w, kw, "bf16") && !is(w, kw, "fp16")))
+            continue;
+        GradValue b = bool_value(w, val(w->f, v->args[i]));
+        if (b != GV_FALSE)
+            add_dtype(w, false, val(w->f, v->args[i])->node,
+                      b == GV_UNKNOWN ? DT_UNKNOWN : is(w, kw, "bf16") ? DT_BF16 : DT_FP16);
+    }
+}
+
+/* Configurations that name a dtype: quantisation and training precision. */
+static bool collect_dtypes(Walk *w, const IrValue *v, uint32_t q)
+{
+    const IrFunction *f = w->f;
+    ValueId x;
+    if (is(w, q, "transformers.BitsAndBytesConfig")) {
+        ValueId four = kwarg(w, v, "load_in_4bit");
+        x = kwarg(w, v, "bnb_4bit_compute_dtype");
+        if (four && bool_value(w, val(f, four)) == GV_TRUE && x)
+            add_dtype(w, true, val(f, x)->node, dtype_of(w, f, x));
+    } else if (name_in(w, q, training_arguments)) {
+        collect_precision_flags(w, v);
+    } else if (is(w, q, "accelerate.Accelerator") && (x = kwarg(w, v, "mixed_precision"))) {
+        add_dtype(w, false, val(f, x)->node, dtype_of(w, f, x));
+    } else if ((is(w, q, "torch.autocast") || is(w, q, "torch.amp.autocast") ||
+                is(w, q, "torch.cuda.amp.autocast")) && (x = kwarg(w, v, "dtype"))) {
+        add_dtype(w, false, val(f, x)->node, dtype_of(w, f, x));
+    } else if ((is(w, q, "lightning.Trainer") || is(w, q, "pytorch_lightning.Trainer") ||
+                is(w, q, "lightning.pytorch.Trainer") || is(w, q, "lightning.Fabric")) &&
+               (x = kwarg(w, v, "precision"))) {
+        add_dtype(w, false, val(f, x)->node, dtype_of(w, f, x));
+    } else {
+        return false;
+    }
+    return true;
+}
+
 static void collect_call(Walk *w, ValueId at)
 {
     const IrFunction *f = w->f;
     const IrValue *v = val(f, at);
     const IrValue *callee = val(f, v->args[0]);
     uint32_t q = callee->qual;
+    if (q && collect_dtypes(w, v, q))
+        return;
     if (optimizer_constructor(w, f, v))
         collect_optimizer(w, at);
     else if (q && name_in(w, q, adapter_wrappers))

@@ -59,10 +59,22 @@ typedef struct ModelEvent {
     uint32_t node;       /* the statement's CST node, for findings */
 } ModelEvent;
 
+/* A floating-point type named in a configuration. */
+typedef enum DtypeName { DT_UNKNOWN, DT_FP16, DT_BF16, DT_FP32 } DtypeName;
+
+/* A dtype some configuration asks for, and the CST node that says so. */
+typedef struct DtypeFact { uint32_t node; uint8_t dtype; } DtypeFact;
+
 typedef struct ParamFacts {
     ARENA_VEC(OptimizerFact) optimizers;
     ARENA_VEC(ModelEvent) events;   /* own events first, then those lifted to callers */
     bool unknown_grad_write;        /* a requires_grad write on an object pfc cannot name */
+    /* BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_compute_dtype=...): the compute dtype */
+    ARENA_VEC(DtypeFact) quant_compute;
+    /* the training precision: TrainingArguments(bf16=True), Accelerator(mixed_precision=...),
+     * autocast(dtype=...), Lightning's Trainer(precision=...); DT_UNKNOWN when not a literal */
+    ARENA_VEC(DtypeFact) precision;
+    /* LoraConfig(r=...) literal ranks (0 when not a literal) */
 } ParamFacts;
 
 /* Computes the facts of a file whose IR facts are computed. Memory from A. */

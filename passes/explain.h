@@ -212,6 +212,59 @@
     "\n" \
     "Reference: https://pytorch.org/docs/stable/notes/autograd.html#setting-requires-grad\n"
 
+#define EXPLAIN_tg104 \
+    "What: gradient_checkpointing_enable() (or TrainingArguments(gradient_checkpointing=True)\n" \
+    "for a Trainer) with reentrant checkpointing, the transformers default, on a PEFT model\n" \
+    "whose base is frozen, and nothing calls enable_input_require_grads().\n" \
+    "\n" \
+    "Why it is silent: the frozen embeddings produce a tensor that does not require grad;\n" \
+    "a reentrant checkpoint segment whose inputs do not require grad records no graph, so\n" \
+    "the adapters inside it get no gradient. PyTorch only warns (\"None of the inputs have\n" \
+    "requires_grad=True\"), and the loss may still move through the layers outside.\n" \
+    "\n" \
+    "Cost: the adapters do not train: the run is wasted.\n" \
+    "\n" \
+    "Fix: call model.enable_input_require_grads() before training, pass\n" \
+    "gradient_checkpointing_kwargs={\"use_reentrant\": False}, or enable checkpointing on the\n" \
+    "base model before get_peft_model (PEFT then enables input gradients itself).\n" \
+    "\n" \
+    "Quiet when: use_reentrant=False, enable_input_require_grads() or a forward hook on\n" \
+    "get_input_embeddings() is present, prepare_model_for_kbit_training ran, or checkpointing\n" \
+    "was enabled before the model was wrapped.\n" \
+    "\n" \
+    "Example:\n" \
+    "    model = get_peft_model(model, config)\n" \
+    "    model.gradient_checkpointing_enable()\n" \
+    "Fix:\n" \
+    "    model.enable_input_require_grads()\n" \
+    "    model.gradient_checkpointing_enable()\n" \
+    "\n" \
+    "Reference: https://pytorch.org/docs/stable/checkpoint.html\n"
+
+#define EXPLAIN_tg106 \
+    "What: a 4-bit quantised base (BitsAndBytesConfig(load_in_4bit=True,\n" \
+    "bnb_4bit_compute_dtype=...)) whose compute dtype disagrees with the training precision:\n" \
+    "bf16=True with torch.float16 compute, or fp16=True with torch.bfloat16.\n" \
+    "\n" \
+    "Why it is silent: every quantised layer dequantises to its compute dtype and the\n" \
+    "activations are cast back and forth; the results are close enough that nothing fails.\n" \
+    "\n" \
+    "Cost: slower steps, and float16 compute under a bf16 run can overflow where bf16 would\n" \
+    "not.\n" \
+    "\n" \
+    "Fix: make bnb_4bit_compute_dtype the training dtype.\n" \
+    "\n" \
+    "Quiet when: the precision is not a literal (bf16=args.bf16), the file asks for both,\n" \
+    "or the quantisation is 8-bit.\n" \
+    "\n" \
+    "Example:\n" \
+    "    BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_compute_dtype=torch.float16)\n" \
+    "    TrainingArguments(output_dir=\"out\", bf16=True)\n" \
+    "Fix:\n" \
+    "    BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_compute_dtype=torch.bfloat16)\n" \
+    "\n" \
+    "Reference: https://huggingface.co/docs/transformers/main/en/quantization/bitsandbytes\n"
+
 #define EXPLAIN_tg302 \
     "What: the optimizers are built from a part of the model (`model.encoder.parameters()`)\n" \
     "while its forward also runs another submodule with grad enabled, or a module created\n" \
