@@ -182,6 +182,35 @@
     "\n" \
     "Reference: https://huggingface.co/docs/peft/quicktour\n"
 
+#define EXPLAIN_tg102 \
+    "What: LoRA layers are written by hand (a module that registers `lora_A`/`lora_B`) and\n" \
+    "put into a model, but nothing freezes the base parameters, and the optimizer gets all\n" \
+    "of them (model.parameters(), or a requires_grad filter that keeps everything).\n" \
+    "\n" \
+    "Why it is silent: everything trains, the loss goes down: it is a full fine-tune at\n" \
+    "LoRA's (high) learning rate, with the optimizer state for every weight.\n" \
+    "\n" \
+    "Cost: the memory LoRA was meant to save (Adam keeps two fp32 moments per base weight),\n" \
+    "and a learning rate tuned for adapters applied to the whole model, which can wreck the\n" \
+    "pretrained weights.\n" \
+    "\n" \
+    "Fix: freeze the base first (`for p in model.parameters(): p.requires_grad = False`),\n" \
+    "then add the LoRA layers, and optimize the parameters that require grad.\n" \
+    "\n" \
+    "Quiet when: any requires_grad write, PEFT call or library helper that takes the model\n" \
+    "(loralib's mark_only_lora_as_trainable) may freeze something, or the optimizer selects\n" \
+    "parameters by name.\n" \
+    "\n" \
+    "Example:\n" \
+    "    replace_linear_with_lora(model, rank=8)\n" \
+    "    opt = torch.optim.AdamW(model.parameters(), lr=1e-3)\n" \
+    "Fix:\n" \
+    "    model.requires_grad_(False)\n" \
+    "    replace_linear_with_lora(model, rank=8)\n" \
+    "    opt = torch.optim.AdamW(filter(lambda p: p.requires_grad, model.parameters()), lr=1e-3)\n" \
+    "\n" \
+    "Reference: https://huggingface.co/docs/peft/developer_guides/custom_models\n"
+
 #define EXPLAIN_tg103 \
     "What: every parameter of the model is frozen (`model.requires_grad_(False)` or a\n" \
     "`for p in model.parameters(): p.requires_grad = False` loop, after the adapters were\n" \

@@ -38,8 +38,77 @@ static bool all_seen_in(const ParamFacts *P, uint32_t site, uint32_t fn)
     return true;
 }
 
+extern int ir_callee_function(const Ir *ir, const IrFunction *f, ValueId callee);
+
+static const char *const adding_methods[] = {
+    "add_module", "register_module", "register_parameter", "load_adapter", NULL};
+
+/* May function fi add modules or parameters (build a layer, setattr,
+ * add_module), itself or through the in-file functions it calls? */
+static bool adds_modules(const RuleCtx *c, int fi, int depth)
+{
+    if (fi < 0 || depth > 3)
+        return fi >= 0;
+    const IrFunction *g = &c->ir->funcs.v[fi];
+    for (uint32_t i = 1; i < g->values.n; i++) {
+        const IrValue *v = &g->values.v[i];
+        if (v->op != IR_CALL || !v->nargs)
+            continue;
+        const IrValue *callee = &g->values.v[v->args[0]];
+        if (((v->roles & ROLE_MODEL) && params_module_has_parameters(c->ir, g, v)) ||
+            intern_is(&c->S->names, callee->qual, "builtins.setattr") ||
+            (callee->op == IR_ATTR && callee->name && !callee->qual &&
+             an_qual_is(c->an, callee->name, "add_module")) ||
+            adds_modules(c, ir_callee_function(c->ir, g, v->args[0]), depth + 1))
+            return true;
+    }
+    return false;
+}
+
+/* May call v of fn give object site new trainable parameters: site passed
+ * to a helper that builds layers or to a library function pfc cannot read,
+ * setattr on it, or one of its methods that adds modules? */
+static bool may_add_to(const RuleCtx *c, const IrFunction *f, const IrValue *v, uint32_t site)
+{
+    const IrValue *callee = &f->values.v[v->args[0]];
+    if (callee->op == IR_ATTR && callee->nargs && !callee->qual &&
+        f->values.v[ir_resolve(f, callee->args[0])].origin == site)
+        for (const char *const *m = adding_methods; *m; m++)
+            if (an_qual_is(c->an, callee->name, *m))
+                return true;
+    bool takes = false;
+    for (uint32_t a = 1; a < v->nargs; a++)
+        takes |= f->values.v[ir_resolve(f, v->args[a])].origin == site;
+    if (!takes)
+        return false;
+    int g = ir_callee_function(c->ir, f, v->args[0]);
+    if (g >= 0)
+        return adds_modules(c, g, 0);
+    if (intern_is(&c->S->names, callee->qual, "builtins.setattr"))
+        return true;
+    return !callee->qual || !(intern_has_prefix(&c->S->names, callee->qual, "torch.") ||
+                              intern_has_prefix(&c->S->names, callee->qual, "builtins.") ||
+                              intern_has_prefix(&c->S->names, callee->qual, "peft."));
+}
+
+/* Does some call of fn between positions a and b possibly add parameters to site? */
+static bool added_between(const RuleCtx *c, uint32_t fn, uint32_t site, uint32_t a, uint32_t b)
+{
+    const IrFunction *f = &c->ir->funcs.v[fn];
+    for (uint32_t i = 1; i < f->values.n; i++) {
+        const IrValue *v = &f->values.v[i];
+        if (v->op != IR_CALL || !v->nargs)
+            continue;
+        uint32_t at = params_pos(c->ir, fn, i);
+        if (at > a && at < b && may_add_to(c, f, v, site))
+            return true;
+    }
+    return false;
+}
+
 /* Is every parameter of site frozen at pos of fn: the last event on it
- * before pos freezes it all? Returns that event. */
+ * before pos freezes it all, and nothing after it may add parameters?
+ * Returns that event. */
 static const ModelEvent *frozen_at(const RuleCtx *c, const ParamFacts *P, uint32_t site,
                                    uint32_t fn, uint32_t pos)
 {
@@ -53,7 +122,10 @@ static const ModelEvent *frozen_at(const RuleCtx *c, const ParamFacts *P, uint32
         if (at < pos && (!last || at >= last_pos))
             last = e, last_pos = at;
     }
-    return last && freezes_all(last) && all_seen_in(P, site, fn) ? last : NULL;
+    return last && freezes_all(last) && all_seen_in(P, site, fn) &&
+                   !added_between(c, fn, site, last_pos, pos)
+               ? last
+               : NULL;
 }
 
 static void report(RuleCtx *c, uint32_t node, const ModelEvent *freeze)
