@@ -445,7 +445,7 @@ static DtypeName dtype_of(const Walk *w, const IrFunction *f, ValueId x)
 
 static void add_dtype(Walk *w, bool quant, uint32_t node, DtypeName d)
 {
-    DtypeFact x = {node, (uint8_t)d};
+    DtypeFact x = {w->fn, node, (uint8_t)d};
     if (quant)
         VEC_PUSH(w->A, w->P->quant_compute, x);
     else

@@ -63,7 +63,7 @@ typedef struct ModelEvent {
 typedef enum DtypeName { DT_UNKNOWN, DT_FP16, DT_BF16, DT_FP32 } DtypeName;
 
 /* A dtype some configuration asks for, and the CST node that says so. */
-typedef struct DtypeFact { uint32_t node; uint8_t dtype; } DtypeFact;
+typedef struct DtypeFact { uint32_t fn, node; uint8_t dtype; } DtypeFact;
 
 typedef struct ParamFacts {
     ARENA_VEC(OptimizerFact) optimizers;

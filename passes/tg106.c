@@ -10,12 +10,17 @@ static const char *dtype_name(uint8_t d)
     return d == DT_BF16 ? "bfloat16" : d == DT_FP16 ? "float16" : "float32";
 }
 
-/* The one training precision the file asks for (bf16 or fp16), or DT_UNKNOWN
- * when it asks for none, for both, or for one pfc cannot read. */
-static uint8_t training_precision(const ParamFacts *P)
+/* The one training precision (bf16 or fp16) that the code around a
+ * quantisation config in function fn asks for: in fn itself or at module
+ * level (or anywhere, for a config at module level). DT_UNKNOWN when it asks
+ * for none, for both, or for one pfc cannot read. Two unit tests of one file
+ * are not one run. */
+static uint8_t training_precision(const ParamFacts *P, uint32_t fn)
 {
     uint8_t d = DT_UNKNOWN;
     for (uint32_t i = 0; i < P->precision.n; i++) {
+        if (fn && P->precision.v[i].fn && P->precision.v[i].fn != fn)
+            continue;
         uint8_t x = P->precision.v[i].dtype;
         if (x != DT_FP16 && x != DT_BF16)
             return DT_UNKNOWN;
@@ -29,12 +34,10 @@ static uint8_t training_precision(const ParamFacts *P)
 void rule_tg106(RuleCtx *c)
 {
     const ParamFacts *P = c->an->params;
-    uint8_t train = training_precision(P);
-    if (train == DT_UNKNOWN)
-        return;
     for (uint32_t i = 0; i < P->quant_compute.n; i++) {
         uint8_t q = P->quant_compute.v[i].dtype;
-        if ((q != DT_FP16 && q != DT_BF16) || q == train)
+        uint8_t train = training_precision(P, P->quant_compute.v[i].fn);
+        if ((q != DT_FP16 && q != DT_BF16) || train == DT_UNKNOWN || q == train)
             continue;
         rule_report(c, P->quant_compute.v[i].node, SEV_WARNING,
                     arena_printf(c->A,
