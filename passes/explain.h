@@ -270,6 +270,30 @@
     "\n" \
     "Reference: https://pytorch.org/docs/stable/checkpoint.html\n"
 
+#define EXPLAIN_tg105 \
+    "What: the fraction of a LoRA model's parameters that train, when pfc can count both\n" \
+    "sides (a causal LM the estimator knows, loaded by name; a LoraConfig with a literal rank\n" \
+    "and target modules, or PEFT's defaults), is below 0.01% or above 10%.\n" \
+    "\n" \
+    "Why it is silent: any rank trains; the numbers only show in print_trainable_parameters().\n" \
+    "\n" \
+    "Cost: above 10% the adapters cost most of a full fine-tune's optimizer memory without\n" \
+    "its quality; below 0.01% they may be too small to learn the task.\n" \
+    "\n" \
+    "Fix: an r between 8 and 64 on the attention (and MLP) projections is the usual range.\n" \
+    "\n" \
+    "Quiet when: the model or the configuration is not literal, the family is not one pfc\n" \
+    "counts (Llama-style and GPT-2 so far), or the config has options that change the count\n" \
+    "(layers_to_transform, modules_to_save, rank_pattern). A note: off unless selected.\n" \
+    "\n" \
+    "Example:\n" \
+    "    model = AutoModelForCausalLM.from_pretrained(\"gpt2\")\n" \
+    "    model = get_peft_model(model, LoraConfig(r=512, target_modules=[\"c_attn\", \"c_fc\"]))\n" \
+    "Fix:\n" \
+    "    model = get_peft_model(model, LoraConfig(r=16, target_modules=[\"c_attn\", \"c_fc\"]))\n" \
+    "\n" \
+    "Reference: https://huggingface.co/docs/peft/package_reference/lora\n"
+
 #define EXPLAIN_tg106 \
     "What: a 4-bit quantised base (BitsAndBytesConfig(load_in_4bit=True,\n" \
     "bnb_4bit_compute_dtype=...)) whose compute dtype disagrees with the training precision:\n" \
