@@ -16,6 +16,9 @@ typedef struct Walk {
     ParamFacts *P;
     uint32_t fn;
     const IrFunction *f;
+    /* interned method and attribute names, so that matching is an integer test */
+    uint32_t n_requires_grad_, n_requires_grad, n_checkpointing, n_input_grads, n_forward_hook,
+        n_input_embeddings, n_add_adapter, n_add_param_group;
 } Walk;
 
 static const IrValue *val(const IrFunction *f, ValueId id) { return &f->values.v[id]; }
@@ -361,7 +364,7 @@ static void collect_method_event(Walk *w, ValueId at, const IrValue *callee)
     const IrValue *v = val(f, at);
     ValueId recv = callee->args[0];
     uint32_t m = callee->name;
-    if (is(w, m, "requires_grad_")) {
+    if (m == w->n_requires_grad_) {
         ValueId a = posarg(v, 0);
         if (!a)
             a = kwarg(w, v, "requires_grad");
@@ -374,18 +377,18 @@ static void collect_method_event(Walk *w, ValueId at, const IrValue *callee)
         ModelEvent *e = &w->P->events.v[w->P->events.n - 1];
         if (e->part)
             e->whole = false;
-    } else if (is(w, m, "gradient_checkpointing_enable")) {
+    } else if (m == w->n_checkpointing) {
         add_event(w, ME_CHECKPOINT, at, recv, (uint8_t)reentrant(w, f, v), false);
-    } else if (is(w, m, "enable_input_require_grads")) {
+    } else if (m == w->n_input_grads) {
         add_event(w, ME_INPUT_GRADS, at, recv, 0, false);
-    } else if (is(w, m, "register_forward_hook")) {   /* model.get_input_embeddings().register_forward_hook(...) */
+    } else if (m == w->n_forward_hook) {   /* model.get_input_embeddings().register_forward_hook(...) */
         const IrValue *r = val(f, ir_resolve(f, recv));
         const IrValue *c = r->op == IR_CALL && r->nargs ? val(f, r->args[0]) : NULL;
-        if (c && c->op == IR_ATTR && c->nargs && is(w, c->name, "get_input_embeddings"))
+        if (c && c->op == IR_ATTR && c->nargs && c->name == w->n_input_embeddings)
             add_event(w, ME_INPUT_GRADS, at, c->args[0], 0, false);
-    } else if (is(w, m, "add_adapter") && (val(f, recv)->roles & ROLE_MODEL)) {
+    } else if (m == w->n_add_adapter && (val(f, recv)->roles & ROLE_MODEL)) {
         add_event(w, ME_ADAPTER, at, recv, ADAPTER_IN_PLACE, false);
-    } else if (is(w, m, "add_param_group") && (val(f, recv)->roles & ROLE_OPTIMIZER) && v->nargs >= 2) {
+    } else if (m == w->n_add_param_group && (val(f, recv)->roles & ROLE_OPTIMIZER) && v->nargs >= 2) {
         OptimizerFact o = {.fn = w->fn, .at = at, .site = val(f, recv)->origin};
         sources_of(w, f, v->args[1], at, PF_ALL, &o, 0);
         VEC_PUSH(w->A, w->P->optimizers, o);   /* more parameters for the same optimizer */
@@ -498,12 +501,28 @@ static bool collect_dtypes(Walk *w, const IrValue *v, uint32_t q)
     return true;
 }
 
+/* Does qualified name q come from a library whose calls say something here?
+ * One look at the string instead of a dozen comparisons per call. */
+static bool known_library(const Walk *w, uint32_t q)
+{
+    static const char *const libs[] = {"torch.", "peft.", "transformers.", "accelerate.", "trl.",
+                                       "lightning", "pytorch_lightning.", "bitsandbytes.", NULL};
+    uint32_t len;
+    const char *s = intern_str(&w->S->names, q, &len);
+    for (const char *const *l = libs; *l; l++) {
+        size_t n = strlen(*l);
+        if (len >= n && memcmp(s, *l, n) == 0)
+            return true;
+    }
+    return false;
+}
+
 static void collect_call(Walk *w, ValueId at)
 {
     const IrFunction *f = w->f;
     const IrValue *v = val(f, at);
     const IrValue *callee = val(f, v->args[0]);
-    uint32_t q = callee->qual;
+    uint32_t q = callee->qual && known_library(w, callee->qual) ? callee->qual : 0;
     if (q && collect_dtypes(w, v, q))
         return;
     if (optimizer_constructor(w, f, v))
@@ -551,7 +570,7 @@ static void collect_function(Walk *w)
         const IrValue *v = val(f, i);
         if (v->op == IR_CALL && v->nargs)
             collect_call(w, i);
-        else if (v->op == IR_STORE_ATTR && v->nargs == 2 && is(w, v->name, "requires_grad"))
+        else if (v->op == IR_STORE_ATTR && v->nargs == 2 && v->name == w->n_requires_grad)
             collect_grad_store(w, i);
         else if (v->op == IR_STORE_ATTR && v->nargs == 2)
             collect_attr_store(w, i);
@@ -584,7 +603,14 @@ static void lift_events(Walk *w, uint32_t from, uint32_t to)
 ParamFacts *params_collect(const Ir *ir, Arena *A)
 {
     ParamFacts *P = arena_zalloc(A, sizeof *P);
-    Walk w = {ir, ir->syn, A, P, 0, NULL};
+    Walk w = {ir, ir->syn, A, P, 0, NULL, 0, 0, 0, 0, 0, 0, 0, 0};
+    Interner *names = &ir->syn->names;
+#define N(field, s) w.field = intern(names, s, (uint32_t)strlen(s));
+    N(n_requires_grad_, "requires_grad_") N(n_requires_grad, "requires_grad")
+    N(n_checkpointing, "gradient_checkpointing_enable") N(n_input_grads, "enable_input_require_grads")
+    N(n_forward_hook, "register_forward_hook") N(n_input_embeddings, "get_input_embeddings")
+    N(n_add_adapter, "add_adapter") N(n_add_param_group, "add_param_group")
+#undef N
     for (uint32_t fi = 0; fi < ir->funcs.n; fi++) {
         w.fn = fi, w.f = &ir->funcs.v[fi];
         collect_function(&w);

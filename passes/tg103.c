@@ -5,6 +5,7 @@
  * parameters that require grad: none. */
 #include "analysis.h"
 #include "../ir/params.h"
+#include <string.h>
 
 /* Does e freeze every parameter of its object? */
 static bool freezes_all(const ModelEvent *e)
@@ -130,15 +131,26 @@ static const ModelEvent *frozen_at(const RuleCtx *c, const ParamFacts *P, uint32
 
 static void report(RuleCtx *c, uint32_t node, const ModelEvent *freeze)
 {
-    uint32_t line = 1;
-    uint32_t at = node_start(c->S, &c->S->nodes[freeze->node]);
-    for (uint32_t i = 0; i < at; i++)
-        line += c->S->src[i] == '\n';
+    /* name the freeze by its text, not its line: the message stays the same
+     * wherever the helper that does it is defined */
+    uint32_t stmt = freeze->node;   /* `p.requires_grad` -> `p.requires_grad = False` */
+    while (c->an->parents[stmt] != UINT32_MAX &&
+           c->S->nodes[c->an->parents[stmt]].kind != N_BLOCK &&
+           c->an->parents[c->an->parents[stmt]] != UINT32_MAX)
+        stmt = c->an->parents[stmt];
+    const Node *n = &c->S->nodes[stmt];
+    uint32_t a = node_start(c->S, n), len = node_end(c->S, n) - a;
+    while (len && (c->S->src[a + len - 1] == '\n' || c->S->src[a + len - 1] == '\r' ||
+                   c->S->src[a + len - 1] == ' '))
+        len--;   /* the statement's NEWLINE */
+    const char *what = len && len <= 60 && !memchr(c->S->src + a, '\n', len)
+                           ? arena_printf(c->A, "`%.*s`", (int)len, c->S->src + a)
+                           : "a freeze";
     rule_report(c, node, SEV_ERROR,
                 arena_printf(c->A,
-                             "every parameter of the model is frozen (line %u) before this takes "
-                             "the parameters that require grad: there are none, so nothing trains",
-                             line),
+                             "every parameter of the model is frozen (%s) before this takes the "
+                             "parameters that require grad: there are none, so nothing trains",
+                             what),
                 "add the adapters after freezing (get_peft_model), or unfreeze what should "
                 "train before building the optimizer");
 }
