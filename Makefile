@@ -96,7 +96,9 @@ fuzz:
 		build-fuzz/corpus tests/fuzz/corpus tests/cases/parse tests/cases/errors tests/cases/gating \
 		tests/cases/rules/TG001 tests/cases/rules/TG002 tests/cases/rules/TG003 \
 		tests/cases/rules/TG004 tests/cases/rules/TG005 tests/cases/rules/TG006 \
-		tests/cases/rules/TG304 tests/cases/ir
+		tests/cases/rules/TG304 tests/cases/ir \
+		tests/cases/rules/TG101 tests/cases/rules/TG102 tests/cases/rules/TG103 \
+		tests/cases/rules/TG104 tests/cases/rules/TG105 tests/cases/rules/TG106 tests/cases/rules/TG302
 
 # The binary, the man page and, when the tree holds it, the audit package
 # (Python, run by pfc from $(PREFIX)/lib/pfc/python). DESTDIR stages a package.

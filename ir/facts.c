@@ -532,7 +532,8 @@ static const char *const transparent_wrappers[] = {
     "torch.distributed.fsdp.fully_sharded_data_parallel.FullyShardedDataParallel",
     "torch.distributed.fsdp.fully_shard", "torch.distributed._composable.fsdp.fully_shard",
     "torch.nn.SyncBatchNorm.convert_sync_batchnorm", "peft.get_peft_model",
-    "peft.PeftModel.from_pretrained", NULL};
+    "peft.PeftModel.from_pretrained", "peft.prepare_model_for_kbit_training",
+    "peft.prepare_model_for_int8_training", "peft.LoraModel", "peft.PeftModel", NULL};
 
 /* A copy of a model: the same kind of object, a different one (an EMA). */
 static const char *const model_copies[] = {

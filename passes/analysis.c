@@ -1,4 +1,5 @@
 #include "analysis.h"
+#include "../ir/params.h"
 #include <string.h>
 
 static uint32_t name(Syntax *S, const char *s) { return intern(&S->names, s, (uint32_t)strlen(s)); }
@@ -253,6 +254,7 @@ void analysis_init(Analysis *an, Syntax *S, const Ir *ir)
     compute_callers(an);
     compute_context(an);
     detect_cuda(an);
+    an->params = params_collect(ir, S->arena);
 }
 
 bool an_in_loop(const IrFunction *f, BlockId b, BlockId h)

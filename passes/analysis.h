@@ -32,6 +32,7 @@ typedef struct Analysis {
     uint32_t *ncalls;         /* per function: in-file call sites */
     uint8_t *context;         /* per function: a CodeContext */
     uint32_t *parents;        /* CST node -> parent node (UINT32_MAX for the root) */
+    const struct ParamFacts *params;   /* optimizers' parameter sets, adapters, freezing (ir/params.h) */
     bool uses_cuda;           /* the script moves work to a CUDA device */
     bool non_blocking;        /* some .to(..., non_blocking=True) */
     /* interned method names, so that matching is an integer test */

@@ -154,6 +154,196 @@
     "            evaluate(model)\n" \
     "            model.train()\n"
 
+#define EXPLAIN_tg101 \
+    "What: an optimizer is built from model.parameters(), then the model gets its adapters\n" \
+    "(get_peft_model, LoraModel, inject_adapter_in_model, model.add_adapter) or a layer is\n" \
+    "replaced (`model.fc = nn.Linear(...)`), and the old optimizer keeps being used.\n" \
+    "\n" \
+    "Why it is silent: the optimizer holds the tensors it was given; the adapter (or the new\n" \
+    "layer) is created later, gets gradients, and is never updated. step() runs, the loss\n" \
+    "moves a little through whatever the optimizer still holds, and nothing fails.\n" \
+    "\n" \
+    "Cost: the adapters, the only thing meant to train, stay at their initial values: the\n" \
+    "whole run is wasted. (LoRA's zero-initialised B makes A's first gradient zero: that is\n" \
+    "expected and not this finding.)\n" \
+    "\n" \
+    "Fix: build the optimizer after get_peft_model (or after replacing the layer), or add the\n" \
+    "new parameters with optimizer.add_param_group().\n" \
+    "\n" \
+    "Quiet when: a new optimizer is built after the change, the old one is not used after\n" \
+    "it, or the new layer's parameters are added to an optimizer.\n" \
+    "\n" \
+    "Example:\n" \
+    "    opt = torch.optim.AdamW(model.parameters(), lr=2e-4)\n" \
+    "    model = get_peft_model(model, LoraConfig(r=8))\n" \
+    "Fix:\n" \
+    "    model = get_peft_model(model, LoraConfig(r=8))\n" \
+    "    opt = torch.optim.AdamW(model.parameters(), lr=2e-4)\n" \
+    "\n" \
+    "Reference: https://huggingface.co/docs/peft/quicktour\n"
+
+#define EXPLAIN_tg102 \
+    "What: LoRA layers are written by hand (a module that registers `lora_A`/`lora_B`) and\n" \
+    "put into a model, but nothing freezes the base parameters, and the optimizer gets all\n" \
+    "of them (model.parameters(), or a requires_grad filter that keeps everything).\n" \
+    "\n" \
+    "Why it is silent: everything trains, the loss goes down: it is a full fine-tune at\n" \
+    "LoRA's (high) learning rate, with the optimizer state for every weight.\n" \
+    "\n" \
+    "Cost: the memory LoRA was meant to save (Adam keeps two fp32 moments per base weight),\n" \
+    "and a learning rate tuned for adapters applied to the whole model, which can wreck the\n" \
+    "pretrained weights.\n" \
+    "\n" \
+    "Fix: freeze the base first (`for p in model.parameters(): p.requires_grad = False`),\n" \
+    "then add the LoRA layers, and optimize the parameters that require grad.\n" \
+    "\n" \
+    "Quiet when: any requires_grad write, PEFT call or library helper that takes the model\n" \
+    "(loralib's mark_only_lora_as_trainable) may freeze something, or the optimizer selects\n" \
+    "parameters by name.\n" \
+    "\n" \
+    "Example:\n" \
+    "    replace_linear_with_lora(model, rank=8)\n" \
+    "    opt = torch.optim.AdamW(model.parameters(), lr=1e-3)\n" \
+    "Fix:\n" \
+    "    model.requires_grad_(False)\n" \
+    "    replace_linear_with_lora(model, rank=8)\n" \
+    "    opt = torch.optim.AdamW(filter(lambda p: p.requires_grad, model.parameters()), lr=1e-3)\n" \
+    "\n" \
+    "Reference: https://huggingface.co/docs/peft/developer_guides/custom_models\n"
+
+#define EXPLAIN_tg103 \
+    "What: every parameter of the model is frozen (`model.requires_grad_(False)` or a\n" \
+    "`for p in model.parameters(): p.requires_grad = False` loop, after the adapters were\n" \
+    "added, or prepare_model_for_kbit_training with no adapter after it), and then the\n" \
+    "optimizer takes `filter(lambda p: p.requires_grad, ...)` (or the HF Trainer builds its\n" \
+    "own from the parameters that require grad).\n" \
+    "\n" \
+    "Why it is silent: not always silent, but late: depending on the setup it fails at the\n" \
+    "optimizer (empty parameter list), at the first backward(), or not at all when the inputs\n" \
+    "require grad. pfc says so before the model download and the queue wait.\n" \
+    "\n" \
+    "Cost: the run does nothing useful.\n" \
+    "\n" \
+    "Fix: freeze the base first, then add the adapters (get_peft_model freezes the base\n" \
+    "itself), or unfreeze the part that should train before building the optimizer.\n" \
+    "\n" \
+    "Quiet when: something unfreezes after the freeze (requires_grad_(True) on a part, a\n" \
+    "loop that sets requires_grad by name, an adapter, a new layer), or a requires_grad write\n" \
+    "names an object pfc cannot trace.\n" \
+    "\n" \
+    "Example:\n" \
+    "    model = get_peft_model(model, config)\n" \
+    "    model.requires_grad_(False)\n" \
+    "    opt = torch.optim.AdamW(filter(lambda p: p.requires_grad, model.parameters()))\n" \
+    "Fix:\n" \
+    "    model.requires_grad_(False)\n" \
+    "    model = get_peft_model(model, config)\n" \
+    "\n" \
+    "Reference: https://pytorch.org/docs/stable/notes/autograd.html#setting-requires-grad\n"
+
+#define EXPLAIN_tg104 \
+    "What: gradient_checkpointing_enable() (or TrainingArguments(gradient_checkpointing=True)\n" \
+    "for a Trainer) with reentrant checkpointing, the transformers default, on a PEFT model\n" \
+    "whose base is frozen, and nothing calls enable_input_require_grads().\n" \
+    "\n" \
+    "Why it is silent: the frozen embeddings produce a tensor that does not require grad;\n" \
+    "a reentrant checkpoint segment whose inputs do not require grad records no graph, so\n" \
+    "the adapters inside it get no gradient. PyTorch only warns (\"None of the inputs have\n" \
+    "requires_grad=True\"), and the loss may still move through the layers outside.\n" \
+    "\n" \
+    "Cost: the adapters do not train: the run is wasted.\n" \
+    "\n" \
+    "Fix: call model.enable_input_require_grads() before training, pass\n" \
+    "gradient_checkpointing_kwargs={\"use_reentrant\": False}, or enable checkpointing on the\n" \
+    "base model before get_peft_model (PEFT then enables input gradients itself).\n" \
+    "\n" \
+    "Quiet when: use_reentrant=False, enable_input_require_grads() or a forward hook on\n" \
+    "get_input_embeddings() is present, prepare_model_for_kbit_training ran, or checkpointing\n" \
+    "was enabled before the model was wrapped.\n" \
+    "\n" \
+    "Example:\n" \
+    "    model = get_peft_model(model, config)\n" \
+    "    model.gradient_checkpointing_enable()\n" \
+    "Fix:\n" \
+    "    model.enable_input_require_grads()\n" \
+    "    model.gradient_checkpointing_enable()\n" \
+    "\n" \
+    "Reference: https://pytorch.org/docs/stable/checkpoint.html\n"
+
+#define EXPLAIN_tg105 \
+    "What: the fraction of a LoRA model's parameters that train, when pfc can count both\n" \
+    "sides (a causal LM the estimator knows, loaded by name; a LoraConfig with a literal rank\n" \
+    "and target modules, or PEFT's defaults), is below 0.01% or above 10%.\n" \
+    "\n" \
+    "Why it is silent: any rank trains; the numbers only show in print_trainable_parameters().\n" \
+    "\n" \
+    "Cost: above 10% the adapters cost most of a full fine-tune's optimizer memory without\n" \
+    "its quality; below 0.01% they may be too small to learn the task.\n" \
+    "\n" \
+    "Fix: an r between 8 and 64 on the attention (and MLP) projections is the usual range.\n" \
+    "\n" \
+    "Quiet when: the model or the configuration is not literal, the family is not one pfc\n" \
+    "counts (Llama-style and GPT-2 so far), or the config has options that change the count\n" \
+    "(layers_to_transform, modules_to_save, rank_pattern). A note: off unless selected.\n" \
+    "\n" \
+    "Example:\n" \
+    "    model = AutoModelForCausalLM.from_pretrained(\"gpt2\")\n" \
+    "    model = get_peft_model(model, LoraConfig(r=512, target_modules=[\"c_attn\", \"c_fc\"]))\n" \
+    "Fix:\n" \
+    "    model = get_peft_model(model, LoraConfig(r=16, target_modules=[\"c_attn\", \"c_fc\"]))\n" \
+    "\n" \
+    "Reference: https://huggingface.co/docs/peft/package_reference/lora\n"
+
+#define EXPLAIN_tg106 \
+    "What: a 4-bit quantised base (BitsAndBytesConfig(load_in_4bit=True,\n" \
+    "bnb_4bit_compute_dtype=...)) whose compute dtype disagrees with the training precision:\n" \
+    "bf16=True with torch.float16 compute, or fp16=True with torch.bfloat16.\n" \
+    "\n" \
+    "Why it is silent: every quantised layer dequantises to its compute dtype and the\n" \
+    "activations are cast back and forth; the results are close enough that nothing fails.\n" \
+    "\n" \
+    "Cost: slower steps, and float16 compute under a bf16 run can overflow where bf16 would\n" \
+    "not.\n" \
+    "\n" \
+    "Fix: make bnb_4bit_compute_dtype the training dtype.\n" \
+    "\n" \
+    "Quiet when: the precision is not a literal (bf16=args.bf16), the file asks for both,\n" \
+    "or the quantisation is 8-bit.\n" \
+    "\n" \
+    "Example:\n" \
+    "    BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_compute_dtype=torch.float16)\n" \
+    "    TrainingArguments(output_dir=\"out\", bf16=True)\n" \
+    "Fix:\n" \
+    "    BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_compute_dtype=torch.bfloat16)\n" \
+    "\n" \
+    "Reference: https://huggingface.co/docs/transformers/main/en/quantization/bitsandbytes\n"
+
+#define EXPLAIN_tg302 \
+    "What: the optimizers are built from a part of the model (`model.encoder.parameters()`)\n" \
+    "while its forward also runs another submodule with grad enabled, or a module created\n" \
+    "after the optimizer (`head = nn.Linear(...)`, `model.extra = ...`) is used in training.\n" \
+    "\n" \
+    "Why it is silent: backward() computes gradients for the left-out parameters, and step()\n" \
+    "simply never updates them; the loss still goes down through the rest.\n" \
+    "\n" \
+    "Cost: that part stays at its initialisation (a random head, an untrained projection),\n" \
+    "and its gradients cost memory and time every step.\n" \
+    "\n" \
+    "Fix: pass model.parameters(), add a parameter group for the missing part, create the\n" \
+    "module before the optimizer, or freeze the part with requires_grad_(False) if it is not\n" \
+    "meant to train.\n" \
+    "\n" \
+    "Quiet when: the left-out part is frozen (requires_grad_(False), a requires_grad loop),\n" \
+    "runs under no_grad in forward, is held by another optimizer or an add_param_group(), or\n" \
+    "when some optimizer's parameters cannot be traced.\n" \
+    "\n" \
+    "Example:\n" \
+    "    opt = torch.optim.Adam(model.encoder.parameters())   # forward also runs self.head\n" \
+    "Fix:\n" \
+    "    opt = torch.optim.Adam(model.parameters())\n" \
+    "\n" \
+    "Reference: https://pytorch.org/docs/stable/optim.html#per-parameter-options\n"
+
 #define EXPLAIN_tg304 \
     "What: model.eval, model.train, optimizer.zero_grad, optimizer.step, loss.backward or\n" \
     "scheduler.step written as a statement without ().\n" \

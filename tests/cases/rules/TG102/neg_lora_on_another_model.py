@@ -1,0 +1,49 @@
+# LoRA layers go into another model; this one is trained in full on purpose.
+import math
+import torch
+import torch.nn as nn
+
+
+class LoRALinear(nn.Module):
+    def __init__(self, base, rank=8, alpha=16):
+        super().__init__()
+        self.base = base
+        self.lora_A = nn.Parameter(torch.empty(rank, base.in_features))
+        self.lora_B = nn.Parameter(torch.zeros(base.out_features, rank))
+        nn.init.kaiming_uniform_(self.lora_A, a=math.sqrt(5))
+        self.scale = alpha / rank
+
+    def forward(self, x):
+        return self.base(x) + (x @ self.lora_A.T @ self.lora_B.T) * self.scale
+
+
+class MLP(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(512, 2048)
+        self.fc2 = nn.Linear(2048, 512)
+
+    def forward(self, x):
+        return self.fc2(torch.relu(self.fc1(x)))
+
+
+def build_student():
+    student = MLP()
+    for p in student.parameters():
+        p.requires_grad = True
+    return student
+
+
+def build_adapted():
+    net = MLP()
+    net.fc1 = LoRALinear(net.fc1)
+    return net
+
+
+model = MLP()
+opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+for x, y in loader:
+    loss = nn.functional.mse_loss(model(x), y)
+    loss.backward()
+    opt.step()
+    opt.zero_grad()

@@ -1,0 +1,41 @@
+# Accelerate: the LoRA-injected model and an optimizer over all its parameters.
+import math
+import torch
+import torch.nn as nn
+
+
+class LoRALinear(nn.Module):
+    def __init__(self, base, rank=8, alpha=16):
+        super().__init__()
+        self.base = base
+        self.lora_A = nn.Parameter(torch.empty(rank, base.in_features))
+        self.lora_B = nn.Parameter(torch.zeros(base.out_features, rank))
+        nn.init.kaiming_uniform_(self.lora_A, a=math.sqrt(5))
+        self.scale = alpha / rank
+
+    def forward(self, x):
+        return self.base(x) + (x @ self.lora_A.T @ self.lora_B.T) * self.scale
+
+
+class MLP(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(512, 2048)
+        self.fc2 = nn.Linear(2048, 512)
+
+    def forward(self, x):
+        return self.fc2(torch.relu(self.fc1(x)))
+
+
+from accelerate import Accelerator
+
+accelerator = Accelerator()
+model = MLP()
+for name in ["fc1", "fc2"]:
+    setattr(model, name, LoRALinear(getattr(model, name), rank=4))
+opt = torch.optim.AdamW(model.parameters(), lr=2e-3)
+model, opt, loader = accelerator.prepare(model, opt, loader)
+for x, y in loader:
+    accelerator.backward(nn.functional.mse_loss(model(x), y))
+    opt.step()
+    opt.zero_grad()
