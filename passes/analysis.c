@@ -253,6 +253,7 @@ void analysis_init(Analysis *an, Syntax *S, const Ir *ir)
     compute_callers(an);
     compute_context(an);
     detect_cuda(an);
+    ir_modules(ir, S->arena, &an->modules);
 }
 
 bool an_in_loop(const IrFunction *f, BlockId b, BlockId h)

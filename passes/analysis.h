@@ -2,6 +2,7 @@
 #ifndef PFC_ANALYSIS_H
 #define PFC_ANALYSIS_H
 #include "pass.h"
+#include "../ir/modules.h"
 
 /* What running a function (or a call) may do, transitively over the file. */
 enum {
@@ -32,6 +33,7 @@ typedef struct Analysis {
     uint32_t *ncalls;         /* per function: in-file call sites */
     uint8_t *context;         /* per function: a CodeContext */
     uint32_t *parents;        /* CST node -> parent node (UINT32_MAX for the root) */
+    ModuleFacts modules;      /* in-file nn.Module classes: registrations, forward's reach */
     bool uses_cuda;           /* the script moves work to a CUDA device */
     bool non_blocking;        /* some .to(..., non_blocking=True) */
     /* interned method names, so that matching is an integer test */

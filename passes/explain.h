@@ -169,4 +169,62 @@
     "Fix:\n" \
     "    optimizer.zero_grad()\n"
 
+#define EXPLAIN_tg305 \
+    "What: torch.nn.functional.dropout (dropout2d, alpha_dropout, ...) is called in model\n" \
+    "code (forward and what it calls) without a `training=` argument.\n" \
+    "\n" \
+    "Why it is silent: the functional form does not know the module's mode; its training\n" \
+    "argument defaults to True. model.eval() changes self.training, which this call never\n" \
+    "reads, so nothing fails and dropout keeps running.\n" \
+    "\n" \
+    "Cost: validation and inference drop activations at random: metrics are noisy and worse\n" \
+    "than the model is, and predictions change from run to run.\n" \
+    "\n" \
+    "Fix: pass `training=self.training` (unsafe fix: only where the module's mode is what you\n" \
+    "want), or use an nn.Dropout module, which follows model.train()/eval().\n" \
+    "\n" \
+    "Quiet when: `training=` is passed (keyword or third positional argument), the arguments\n" \
+    "come from `*args`/`**kwargs`, or the call is not in model code.\n" \
+    "\n" \
+    "Example:\n" \
+    "    def forward(self, x):\n" \
+    "        return self.fc(F.dropout(x, 0.1))\n" \
+    "Fix:\n" \
+    "        return self.fc(F.dropout(x, 0.1, training=self.training))\n" \
+    "\n" \
+    "Reference: https://pytorch.org/docs/stable/generated/torch.nn.functional.dropout.html\n"
+
+#define EXPLAIN_tg306 \
+    "What: a submodule or nn.Parameter registered in a model's __init__ (`self.x = nn.Linear(...)`,\n" \
+    "`nn.Parameter`, register_parameter, add_module) is never reached from forward, directly\n" \
+    "or through the methods forward calls, and nothing else in the class or the file uses it.\n" \
+    "\n" \
+    "Why it is silent: an unused module is legal; its parameters simply never get a gradient.\n" \
+    "\n" \
+    "Cost: the optimizer carries its parameters (and their Adam state) for nothing, the\n" \
+    "checkpoint stores them, and DistributedDataParallel without find_unused_parameters=True\n" \
+    "raises at the first step (\"Expected to have finished reduction in the prior iteration\").\n" \
+    "Often the real bug is that forward was meant to use it (a forgotten head or norm).\n" \
+    "\n" \
+    "Fix: use it in forward, or remove it.\n" \
+    "\n" \
+    "Quiet when: the attribute is used in any other method (training_step, a loss helper,\n" \
+    "a property), outside the class (`model.head(h)`), named by a string (get_submodule,\n" \
+    "getattr with a constant, a parameter-name filter), passed out of __init__ (weight\n" \
+    "tying), or the class hides what forward reads (getattr with a computed name,\n" \
+    "self.children(), self._modules, hooks, super().forward, self handed to other code);\n" \
+    "layers without parameters (activations, pooling, dropout, losses) and buffers.\n" \
+    "\n" \
+    "Example:\n" \
+    "    def __init__(self):\n" \
+    "        super().__init__()\n" \
+    "        self.body = nn.Linear(64, 64)\n" \
+    "        self.norm = nn.LayerNorm(64)      # never used\n" \
+    "    def forward(self, x):\n" \
+    "        return self.body(x)\n" \
+    "Fix:\n" \
+    "        return self.norm(self.body(x))\n" \
+    "\n" \
+    "Reference: https://pytorch.org/docs/stable/generated/torch.nn.parallel.DistributedDataParallel.html\n"
+
 #endif
