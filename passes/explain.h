@@ -169,6 +169,35 @@
     "Fix:\n" \
     "    optimizer.zero_grad()\n"
 
+#define EXPLAIN_tg202 \
+    "What: a DataLoader draws from a DistributedSampler inside an epoch loop, and nothing\n" \
+    "in the file calls `sampler.set_epoch(epoch)`.\n" \
+    "\n" \
+    "Why it is silent: DistributedSampler seeds its shuffle with seed + epoch, and the epoch\n" \
+    "stays 0 until set_epoch() changes it. Every epoch yields the same permutation; training\n" \
+    "runs and the loss goes down, just worse.\n" \
+    "\n" \
+    "Cost: the model sees the batches in one fixed order on every rank, every epoch: less\n" \
+    "effective shuffling, worse generalisation, and results that differ from a single-GPU run.\n" \
+    "\n" \
+    "Fix: call `sampler.set_epoch(epoch)` at the top of the epoch loop (unsafe fix: when the\n" \
+    "loop variable is the epoch number).\n" \
+    "\n" \
+    "Quiet when: set_epoch() is called anywhere in the file (on the sampler, on\n" \
+    "loader.sampler, in a helper), the sampler is built with shuffle=False, or there is no\n" \
+    "loop around the training loop (one epoch).\n" \
+    "\n" \
+    "Example:\n" \
+    "    sampler = DistributedSampler(ds)\n" \
+    "    loader = DataLoader(ds, batch_size=32, sampler=sampler)\n" \
+    "    for epoch in range(epochs):\n" \
+    "        for x, y in loader: ...\n" \
+    "Fix:\n" \
+    "    for epoch in range(epochs):\n" \
+    "        sampler.set_epoch(epoch)\n" \
+    "\n" \
+    "Reference: https://pytorch.org/docs/stable/data.html#torch.utils.data.distributed.DistributedSampler\n"
+
 #define EXPLAIN_tg305 \
     "What: torch.nn.functional.dropout (dropout2d, alpha_dropout, ...) is called in model\n" \
     "code (forward and what it calls) without a `training=` argument.\n" \
