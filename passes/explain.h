@@ -169,6 +169,36 @@
     "Fix:\n" \
     "    optimizer.zero_grad()\n"
 
+#define EXPLAIN_tg201 \
+    "What: torch.distributed.init_process_group() runs, a loop trains a model, and the\n" \
+    "model is never wrapped in DistributedDataParallel or FSDP (nor prepared by Accelerate,\n" \
+    "DeepSpeed or Fabric, nor are gradients all-reduced by hand); or it is wrapped and the\n" \
+    "training loop still calls the unwrapped object.\n" \
+    "\n" \
+    "Why it is silent: each process runs forward, backward and step on its own copy. Nothing\n" \
+    "fails; the ranks simply never exchange gradients.\n" \
+    "\n" \
+    "Cost: N GPUs train N independent models on N shards of the data; the checkpoint saved\n" \
+    "by rank 0 has seen 1/N of it. The compute of the other ranks is wasted.\n" \
+    "\n" \
+    "Fix: `model = DistributedDataParallel(model, device_ids=[local_rank])` after moving the\n" \
+    "model to its device, build the optimizer from it, and call it (not the inner module)\n" \
+    "in the training loop.\n" \
+    "\n" \
+    "Quiet when: any call in the file may wrap or synchronise (DDP, FSDP, fully_shard,\n" \
+    "parallelize_module, accelerator.prepare, deepspeed.initialize, a wrap_model helper,\n" \
+    "all_reduce); initialisation and wrapping under the same `if args.distributed:` are\n" \
+    "correct, and so is a wrapper applied on some paths only.\n" \
+    "\n" \
+    "Example:\n" \
+    "    dist.init_process_group(\"nccl\")\n" \
+    "    model = Net().cuda(local_rank)\n" \
+    "    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n" \
+    "Fix:\n" \
+    "    model = DistributedDataParallel(Net().cuda(local_rank), device_ids=[local_rank])\n" \
+    "\n" \
+    "Reference: https://pytorch.org/docs/stable/notes/ddp.html\n"
+
 #define EXPLAIN_tg202 \
     "What: a DataLoader draws from a DistributedSampler inside an epoch loop, and nothing\n" \
     "in the file calls `sampler.set_epoch(epoch)`.\n" \
