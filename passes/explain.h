@@ -228,6 +228,35 @@
     "\n" \
     "Reference: https://pytorch.org/docs/stable/data.html#torch.utils.data.distributed.DistributedSampler\n"
 
+#define EXPLAIN_tg301 \
+    "What: backward() is called on a value whose graph was cut: a tensor rebuilt from a\n" \
+    "detached number (`torch.tensor(loss.item(), requires_grad=True)`,\n" \
+    "`loss.detach().requires_grad_()`, `Variable(loss.data, requires_grad=True)`), or a value\n" \
+    "detached outright (`loss.detach()`, `torch.tensor(loss.item())`).\n" \
+    "\n" \
+    "Why it is silent: the rebuilt tensor is a new leaf that requires grad, so backward()\n" \
+    "succeeds; the gradient stops at that leaf. The model's .grad stay None (or zero) and\n" \
+    "optimizer.step() changes nothing; the logged loss looks normal. (A value detached\n" \
+    "without requires_grad raises at the first step instead.)\n" \
+    "\n" \
+    "Cost: the whole run trains nothing.\n" \
+    "\n" \
+    "Fix: call backward() on the loss computed from the model's output; take .item() only\n" \
+    "for logging.\n" \
+    "\n" \
+    "Quiet when: any part of the value may carry the model's graph (a model or loss-module\n" \
+    "call, a function pfc cannot read), or the leaf is a fresh tensor optimised itself\n" \
+    "(`x = torch.tensor(0.5, requires_grad=True)` in an optimisation over x).\n" \
+    "\n" \
+    "Example:\n" \
+    "    loss = torch.tensor(criterion(model(x), y).item(), requires_grad=True)\n" \
+    "    loss.backward()\n" \
+    "Fix:\n" \
+    "    loss = criterion(model(x), y)\n" \
+    "    loss.backward()\n" \
+    "\n" \
+    "Reference: https://pytorch.org/docs/stable/notes/autograd.html\n"
+
 #define EXPLAIN_tg305 \
     "What: torch.nn.functional.dropout (dropout2d, alpha_dropout, ...) is called in model\n" \
     "code (forward and what it calls) without a `training=` argument.\n" \

@@ -115,6 +115,9 @@ static void calls_unwrapped(RuleCtx *c, const IrFunction *f)
             (wrap->kwnames && wrap->kwnames[1]))
             continue;
         ValueId inner = ir_resolve(f, wrap->args[1]);
+        const IrValue *in = &f->values.v[inner];
+        if (in->op == IR_CALL && in->nargs && is_wrapper(an, f, in))
+            continue;   /* wrapping a wrapper: what the loop calls synchronises */
         for (uint32_t i = 1; i < f->values.n; i++) {
             const IrValue *v = &f->values.v[i];
             BlockId h = f->blocks.v[v->block].loop_header;
