@@ -228,6 +228,37 @@
     "\n" \
     "Reference: https://pytorch.org/docs/stable/data.html#torch.utils.data.distributed.DistributedSampler\n"
 
+#define EXPLAIN_tg204 \
+    "What: a model is wrapped in DistributedDataParallel without\n" \
+    "find_unused_parameters=True, and its forward uses a submodule (or nn.Parameter) on some\n" \
+    "paths only: under an `if` whose other branch does not use it.\n" \
+    "\n" \
+    "Why it is silent: the code is correct on one GPU, and under DDP as long as every step\n" \
+    "takes the branch that uses the submodule.\n" \
+    "\n" \
+    "Cost: on the first step that skips it, DDP's reducer waits for gradients that never\n" \
+    "come and raises at the next iteration (\"Expected to have finished reduction in the\n" \
+    "prior iteration\"), or the ranks hang when they disagree.\n" \
+    "\n" \
+    "Fix: pass find_unused_parameters=True (it costs an extra traversal of the graph every\n" \
+    "step), or use the submodule on every path (multiply its output by 0 when unused).\n" \
+    "\n" \
+    "Quiet when: find_unused_parameters is passed (True, or a value pfc cannot read), forward\n" \
+    "reads self.training (the paths depend on the mode), the submodule is registered under a\n" \
+    "condition too, or the class hides what forward reads. A note, off by default.\n" \
+    "\n" \
+    "Example:\n" \
+    "    def forward(self, x, use_aux=False):\n" \
+    "        h = self.body(x)\n" \
+    "        if use_aux:\n" \
+    "            h = h + self.aux(h)\n" \
+    "        return self.head(h)\n" \
+    "    model = DDP(Net().cuda(), device_ids=[rank])\n" \
+    "Fix:\n" \
+    "    model = DDP(Net().cuda(), device_ids=[rank], find_unused_parameters=True)\n" \
+    "\n" \
+    "Reference: https://pytorch.org/docs/stable/generated/torch.nn.parallel.DistributedDataParallel.html\n"
+
 #define EXPLAIN_tg301 \
     "What: backward() is called on a value whose graph was cut: a tensor rebuilt from a\n" \
     "detached number (`torch.tensor(loss.item(), requires_grad=True)`,\n" \

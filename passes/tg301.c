@@ -10,6 +10,7 @@ enum {
     C_REBUILT = 1,  /* a leaf made from a detached value, with requires_grad */
     C_KILLED = 2,   /* .detach(), .item(), .data, float(): the graph stops here */
     C_OTHER = 4,    /* anything that may carry the model's graph, or unknown */
+    C_KILLED_LOSS = 8, /* ...of a loss or a number: what a rebuilt leaf must not hold */
 };
 
 typedef struct Walk {
@@ -44,7 +45,26 @@ static unsigned union_args(Walk *w, const IrValue *x, uint32_t from)
  * optimised itself) otherwise. */
 static unsigned leaf(unsigned data)
 {
-    return (data & C_KILLED) && !(data & C_OTHER) ? C_REBUILT : C_OTHER;
+    return (data & C_KILLED_LOSS) && !(data & C_OTHER) ? C_REBUILT : C_OTHER;
+}
+
+/* A loss or a reduction: `loss.detach()` cuts the model off the objective;
+ * `x.detach()` of an input makes a leaf whose own gradient is wanted (a
+ * reference computation in a test). */
+static bool loss_like(const Walk *w, ValueId v)
+{
+    const IrValue *x = &w->f->values.v[ir_resolve(w->f, v)];
+    uint32_t len;
+    const char *n = x->name ? intern_str(&w->an->S->names, x->name, &len) : NULL;
+    for (uint32_t i = 0; n && i + 4 <= len; i++)
+        if (memcmp(n + i, "loss", 4) == 0)
+            return true;
+    return (x->roles & (ROLE_LOSS | ROLE_SCALAR)) != 0;
+}
+
+static unsigned cut(const Walk *w, ValueId of, bool number)
+{
+    return C_KILLED | (number || loss_like(w, of) ? C_KILLED_LOSS : 0);
 }
 
 static bool named(const Walk *w, uint32_t id, const char *s)
@@ -56,9 +76,10 @@ static unsigned classify_method(Walk *w, const IrValue *x, const IrValue *callee
 {
     ValueId r = callee->args[0];
     uint32_t m = callee->name;
-    if (named(w, m, "detach") || named(w, m, "item") || named(w, m, "tolist") ||
-        named(w, m, "numpy"))
-        return C_KILLED;
+    if (named(w, m, "item") || named(w, m, "tolist"))
+        return cut(w, r, true);
+    if (named(w, m, "detach") || named(w, m, "numpy"))
+        return cut(w, r, false);
     if (named(w, m, "requires_grad_"))
         return x->nargs == 1 || is_true(w, x->args[1]) ? leaf(classify(w, r)) : classify(w, r);
     if (w->f->values.v[r].roles & (ROLE_MODEL | ROLE_LOSS_FN))
@@ -74,7 +95,7 @@ static unsigned classify_call(Walk *w, const IrValue *x)
     const Analysis *an = w->an;
     uint32_t q = callee->qual;
     if (an_qual_is(an, q, "builtins.float") || an_qual_is(an, q, "builtins.int"))
-        return C_KILLED;
+        return cut(w, x->nargs > 1 ? x->args[1] : 0, true);
     if (an_qual_is(an, q, "builtins.len"))
         return 0;   /* a count carries no graph */
     if (an_qual_is(an, q, "torch.tensor") || an_qual_is(an, q, "torch.as_tensor") ||
@@ -109,7 +130,7 @@ static unsigned classify(Walk *w, ValueId v)
         return union_args(w, x, 0);
     case IR_ATTR:
         if (named(w, x->name, "data"))
-            return C_KILLED;
+            return x->nargs ? cut(w, x->args[0], false) : C_KILLED;
         return x->nargs ? classify(w, x->args[0]) : C_OTHER;
     case IR_CALL:
         return x->nargs ? classify_call(w, x) : C_OTHER;
