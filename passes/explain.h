@@ -228,6 +228,29 @@
     "\n" \
     "Reference: https://pytorch.org/docs/stable/data.html#torch.utils.data.distributed.DistributedSampler\n"
 
+#define EXPLAIN_tg203 \
+    "What: a model with BatchNorm layers is wrapped in DistributedDataParallel, nothing\n" \
+    "converts them to SyncBatchNorm, and the per-GPU batch is a literal of at most 8.\n" \
+    "\n" \
+    "Why it is silent: DDP synchronises gradients, not BatchNorm statistics; each rank\n" \
+    "normalises over its own samples and keeps its own running mean and variance.\n" \
+    "\n" \
+    "Cost: with a handful of samples per GPU the batch statistics are noisy, training is less\n" \
+    "stable and accuracy drops; the running statistics saved by rank 0 describe its shard.\n" \
+    "\n" \
+    "Fix: `model = nn.SyncBatchNorm.convert_sync_batchnorm(model)` before wrapping in DDP.\n" \
+    "\n" \
+    "Quiet when: anything in the file names sync batch norm, the batch size is not a literal\n" \
+    "or is above 8, or the model's class is not in the file. A note, off by default.\n" \
+    "\n" \
+    "Example:\n" \
+    "    model = DDP(UNet().cuda(), device_ids=[rank])   # UNet uses nn.BatchNorm2d\n" \
+    "    loader = DataLoader(ds, batch_size=2, sampler=sampler)\n" \
+    "Fix:\n" \
+    "    model = DDP(nn.SyncBatchNorm.convert_sync_batchnorm(UNet()).cuda(), device_ids=[rank])\n" \
+    "\n" \
+    "Reference: https://pytorch.org/docs/stable/generated/torch.nn.SyncBatchNorm.html\n"
+
 #define EXPLAIN_tg204 \
     "What: a model is wrapped in DistributedDataParallel without\n" \
     "find_unused_parameters=True, and its forward uses a submodule (or nn.Parameter) on some\n" \
