@@ -241,7 +241,8 @@
     "Fix: `model = nn.SyncBatchNorm.convert_sync_batchnorm(model)` before wrapping in DDP.\n" \
     "\n" \
     "Quiet when: anything in the file names sync batch norm, the batch size is not a literal\n" \
-    "or is above 8, or the model's class is not in the file. A note, off by default.\n" \
+    "or is above 8, the model's class is not in the file, or the wrapping is in a unit\n" \
+    "test. A note, off by default.\n" \
     "\n" \
     "Example:\n" \
     "    model = DDP(UNet().cuda(), device_ids=[rank])   # UNet uses nn.BatchNorm2d\n" \
@@ -266,9 +267,11 @@
     "Fix: pass find_unused_parameters=True (it costs an extra traversal of the graph every\n" \
     "step), or use the submodule on every path (multiply its output by 0 when unused).\n" \
     "\n" \
-    "Quiet when: find_unused_parameters is passed (True, or a value pfc cannot read), forward\n" \
+    "Quiet when: find_unused_parameters or static_graph is passed (True, or a value pfc\n" \
+    "cannot read), several classes share the model class's name, forward\n" \
     "reads self.training (the paths depend on the mode), the submodule is registered under a\n" \
-    "condition too, or the class hides what forward reads. A note, off by default.\n" \
+    "condition too, the class hides what forward reads, or the wrapping is in a unit test\n" \
+    "(tests provoke the error on purpose). A note, off by default.\n" \
     "\n" \
     "Example:\n" \
     "    def forward(self, x, use_aux=False):\n" \
