@@ -28,9 +28,15 @@ static ValueId stored_on_self(const Analysis *an, const IrFunction *f, const IrV
     return 0;
 }
 
+/* `DistributedSampler(ds) if distributed else RandomSampler(ds)`, or the
+ * if/else form: the distributed arm of a phi is what a multi-GPU run uses. */
+static ValueId distributed_arm(const Analysis *an, const IrFunction *f, ValueId v);
+
 static bool is_distributed_sampler(const Analysis *an, const IrFunction *f, ValueId v)
 {
     const IrValue *x = &f->values.v[ir_resolve(f, v)];
+    if (x->op == IR_PHI || x->op == IR_BOOLOP)
+        return distributed_arm(an, f, v) != 0;
     if (x->op == IR_ATTR && x->nargs) {
         const IrFunction *g;
         ValueId s = stored_on_self(an, f, x, &g);
@@ -43,10 +49,24 @@ static bool is_distributed_sampler(const Analysis *an, const IrFunction *f, Valu
            an_qual_is(an, q, "torch.utils.data.DistributedSampler");
 }
 
+static ValueId distributed_arm(const Analysis *an, const IrFunction *f, ValueId v)
+{
+    const IrValue *x = &f->values.v[ir_resolve(f, v)];
+    for (uint32_t a = 0; (x->op == IR_PHI || x->op == IR_BOOLOP) && a < x->nargs; a++) {
+        const IrValue *y = &f->values.v[ir_resolve(f, x->args[a])];
+        if (y->op == IR_CALL && is_distributed_sampler(an, f, x->args[a]))
+            return ir_resolve(f, x->args[a]);
+    }
+    return 0;
+}
+
 /* DistributedSampler(ds, shuffle=False): the order never changes, set_epoch
  * or not. */
 static bool shuffles(const Analysis *an, const IrFunction *f, ValueId v)
 {
+    uint8_t op = f->values.v[ir_resolve(f, v)].op;
+    if (op == IR_PHI || op == IR_BOOLOP)
+        v = distributed_arm(an, f, v);
     const IrValue *x = &f->values.v[ir_resolve(f, v)];
     if (x->op == IR_ATTR && x->nargs) {
         const IrFunction *g;
@@ -205,14 +225,18 @@ void rule_tg202(RuleCtx *c)
             EpochLoop el;
             if (!epoch_loop(an, v->origin, &el))
                 continue;
-            const IrValue *s = &f->values.v[ir_resolve(f, v->args[a])];
+            ValueId sv = ir_resolve(f, v->args[a]);
+            if (f->values.v[sv].op == IR_PHI || f->values.v[sv].op == IR_BOOLOP)
+                sv = distributed_arm(an, f, sv);
+            const IrValue *s = &f->values.v[sv];
             Finding *fd = rule_report(c, s->node, SEV_WARNING,
                         "DistributedSampler without set_epoch(): the epoch loop never calls "
                         "`sampler.set_epoch(epoch)`, so the shuffle is seeded the same way "
                         "every epoch and every epoch sees the same order",
                         "call `sampler.set_epoch(epoch)` at the top of the epoch loop");
             uint32_t arg = an_call_arg_node(c->S, v->node, a - 1);
-            if (fd && c->S->nodes[arg].kind == N_KEYWORD)
+            /* a RandomSampler on the other arm has no set_epoch: no fix there */
+            if (fd && c->S->nodes[arg].kind == N_KEYWORD && sv == ir_resolve(f, v->args[a]))
                 set_epoch_fix(c, fd, &el, fi, node_kid_id(c->S, &c->S->nodes[arg], 1));
         }
     }
