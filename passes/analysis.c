@@ -255,6 +255,7 @@ void analysis_init(Analysis *an, Syntax *S, const Ir *ir)
     compute_context(an);
     detect_cuda(an);
     an->params = params_collect(ir, S->arena);
+    ir_modules(ir, S->arena, &an->modules);
 }
 
 bool an_in_loop(const IrFunction *f, BlockId b, BlockId h)

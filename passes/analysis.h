@@ -2,6 +2,7 @@
 #ifndef PFC_ANALYSIS_H
 #define PFC_ANALYSIS_H
 #include "pass.h"
+#include "../ir/modules.h"
 
 /* What running a function (or a call) may do, transitively over the file. */
 enum {
@@ -33,6 +34,7 @@ typedef struct Analysis {
     uint8_t *context;         /* per function: a CodeContext */
     uint32_t *parents;        /* CST node -> parent node (UINT32_MAX for the root) */
     const struct ParamFacts *params;   /* optimizers' parameter sets, adapters, freezing (ir/params.h) */
+    ModuleFacts modules;      /* in-file nn.Module classes: registrations, forward's reach */
     bool uses_cuda;           /* the script moves work to a CUDA device */
     bool non_blocking;        /* some .to(..., non_blocking=True) */
     /* interned method names, so that matching is an integer test */

@@ -391,5 +391,207 @@
     "Fix:\n" \
     "    model.gradient_checkpointing_enable()\n" \
     "    opt = bnb.optim.AdamW8bit(model.parameters())\n"
+#define EXPLAIN_tg201 \
+    "What: torch.distributed.init_process_group() runs, a loop trains a model, and the\n" \
+    "model is never wrapped in DistributedDataParallel or FSDP (nor prepared by Accelerate,\n" \
+    "DeepSpeed or Fabric, nor are gradients all-reduced by hand); or it is wrapped and the\n" \
+    "training loop still calls the unwrapped object.\n" \
+    "\n" \
+    "Why it is silent: each process runs forward, backward and step on its own copy. Nothing\n" \
+    "fails; the ranks simply never exchange gradients.\n" \
+    "\n" \
+    "Cost: N GPUs train N independent models on N shards of the data; the checkpoint saved\n" \
+    "by rank 0 has seen 1/N of it. The compute of the other ranks is wasted.\n" \
+    "\n" \
+    "Fix: `model = DistributedDataParallel(model, device_ids=[local_rank])` after moving the\n" \
+    "model to its device, build the optimizer from it, and call it (not the inner module)\n" \
+    "in the training loop.\n" \
+    "\n" \
+    "Quiet when: any call in the file may wrap or synchronise (DDP, FSDP, fully_shard,\n" \
+    "parallelize_module, accelerator.prepare, deepspeed.initialize, a wrap_model helper,\n" \
+    "all_reduce); initialisation and wrapping under the same `if args.distributed:` are\n" \
+    "correct, and so is a wrapper applied on some paths only.\n" \
+    "\n" \
+    "Example:\n" \
+    "    dist.init_process_group(\"nccl\")\n" \
+    "    model = Net().cuda(local_rank)\n" \
+    "    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n" \
+    "Fix:\n" \
+    "    model = DistributedDataParallel(Net().cuda(local_rank), device_ids=[local_rank])\n" \
+    "\n" \
+    "Reference: https://pytorch.org/docs/stable/notes/ddp.html\n"
+
+#define EXPLAIN_tg202 \
+    "What: a DataLoader draws from a DistributedSampler inside an epoch loop, and nothing\n" \
+    "in the file calls `sampler.set_epoch(epoch)`.\n" \
+    "\n" \
+    "Why it is silent: DistributedSampler seeds its shuffle with seed + epoch, and the epoch\n" \
+    "stays 0 until set_epoch() changes it. Every epoch yields the same permutation; training\n" \
+    "runs and the loss goes down, just worse.\n" \
+    "\n" \
+    "Cost: the model sees the batches in one fixed order on every rank, every epoch: less\n" \
+    "effective shuffling, worse generalisation, and results that differ from a single-GPU run.\n" \
+    "\n" \
+    "Fix: call `sampler.set_epoch(epoch)` at the top of the epoch loop (unsafe fix: when the\n" \
+    "loop variable is the epoch number).\n" \
+    "\n" \
+    "Quiet when: set_epoch() is called anywhere in the file (on the sampler, on\n" \
+    "loader.sampler, in a helper), the sampler is built with shuffle=False, or there is no\n" \
+    "loop around the training loop (one epoch).\n" \
+    "\n" \
+    "Example:\n" \
+    "    sampler = DistributedSampler(ds)\n" \
+    "    loader = DataLoader(ds, batch_size=32, sampler=sampler)\n" \
+    "    for epoch in range(epochs):\n" \
+    "        for x, y in loader: ...\n" \
+    "Fix:\n" \
+    "    for epoch in range(epochs):\n" \
+    "        sampler.set_epoch(epoch)\n" \
+    "\n" \
+    "Reference: https://pytorch.org/docs/stable/data.html#torch.utils.data.distributed.DistributedSampler\n"
+
+#define EXPLAIN_tg203 \
+    "What: a model with BatchNorm layers is wrapped in DistributedDataParallel, nothing\n" \
+    "converts them to SyncBatchNorm, and the per-GPU batch is a literal of at most 8.\n" \
+    "\n" \
+    "Why it is silent: DDP synchronises gradients, not BatchNorm statistics; each rank\n" \
+    "normalises over its own samples and keeps its own running mean and variance.\n" \
+    "\n" \
+    "Cost: with a handful of samples per GPU the batch statistics are noisy, training is less\n" \
+    "stable and accuracy drops; the running statistics saved by rank 0 describe its shard.\n" \
+    "\n" \
+    "Fix: `model = nn.SyncBatchNorm.convert_sync_batchnorm(model)` before wrapping in DDP.\n" \
+    "\n" \
+    "Quiet when: anything in the file names sync batch norm, the batch size is not a literal\n" \
+    "or is above 8, the model's class is not in the file, or the wrapping is in a unit\n" \
+    "test. A note, off by default.\n" \
+    "\n" \
+    "Example:\n" \
+    "    model = DDP(UNet().cuda(), device_ids=[rank])   # UNet uses nn.BatchNorm2d\n" \
+    "    loader = DataLoader(ds, batch_size=2, sampler=sampler)\n" \
+    "Fix:\n" \
+    "    model = DDP(nn.SyncBatchNorm.convert_sync_batchnorm(UNet()).cuda(), device_ids=[rank])\n" \
+    "\n" \
+    "Reference: https://pytorch.org/docs/stable/generated/torch.nn.SyncBatchNorm.html\n"
+
+#define EXPLAIN_tg204 \
+    "What: a model is wrapped in DistributedDataParallel without\n" \
+    "find_unused_parameters=True, and its forward uses a submodule (or nn.Parameter) on some\n" \
+    "paths only: under an `if` whose other branch does not use it.\n" \
+    "\n" \
+    "Why it is silent: the code is correct on one GPU, and under DDP as long as every step\n" \
+    "takes the branch that uses the submodule.\n" \
+    "\n" \
+    "Cost: on the first step that skips it, DDP's reducer waits for gradients that never\n" \
+    "come and raises at the next iteration (\"Expected to have finished reduction in the\n" \
+    "prior iteration\"), or the ranks hang when they disagree.\n" \
+    "\n" \
+    "Fix: pass find_unused_parameters=True (it costs an extra traversal of the graph every\n" \
+    "step), or use the submodule on every path (multiply its output by 0 when unused).\n" \
+    "\n" \
+    "Quiet when: find_unused_parameters or static_graph is passed (True, or a value pfc\n" \
+    "cannot read), several classes share the model class's name, forward\n" \
+    "reads self.training (the paths depend on the mode), the submodule is registered under a\n" \
+    "condition too, the class hides what forward reads, or the wrapping is in a unit test\n" \
+    "(tests provoke the error on purpose). A note, off by default.\n" \
+    "\n" \
+    "Example:\n" \
+    "    def forward(self, x, use_aux=False):\n" \
+    "        h = self.body(x)\n" \
+    "        if use_aux:\n" \
+    "            h = h + self.aux(h)\n" \
+    "        return self.head(h)\n" \
+    "    model = DDP(Net().cuda(), device_ids=[rank])\n" \
+    "Fix:\n" \
+    "    model = DDP(Net().cuda(), device_ids=[rank], find_unused_parameters=True)\n" \
+    "\n" \
+    "Reference: https://pytorch.org/docs/stable/generated/torch.nn.parallel.DistributedDataParallel.html\n"
+
+#define EXPLAIN_tg301 \
+    "What: backward() is called on a value whose graph was cut: a tensor rebuilt from a\n" \
+    "detached number (`torch.tensor(loss.item(), requires_grad=True)`,\n" \
+    "`loss.detach().requires_grad_()`, `Variable(loss.data, requires_grad=True)`), or a value\n" \
+    "detached outright (`loss.detach()`, `torch.tensor(loss.item())`).\n" \
+    "\n" \
+    "Why it is silent: the rebuilt tensor is a new leaf that requires grad, so backward()\n" \
+    "succeeds; the gradient stops at that leaf. The model's .grad stay None (or zero) and\n" \
+    "optimizer.step() changes nothing; the logged loss looks normal. (A value detached\n" \
+    "without requires_grad raises at the first step instead.)\n" \
+    "\n" \
+    "Cost: the whole run trains nothing.\n" \
+    "\n" \
+    "Fix: call backward() on the loss computed from the model's output; take .item() only\n" \
+    "for logging.\n" \
+    "\n" \
+    "Quiet when: any part of the value may carry the model's graph (a model or loss-module\n" \
+    "call, a function pfc cannot read), or the leaf is a fresh tensor optimised itself\n" \
+    "(`x = torch.tensor(0.5, requires_grad=True)` in an optimisation over x).\n" \
+    "\n" \
+    "Example:\n" \
+    "    loss = torch.tensor(criterion(model(x), y).item(), requires_grad=True)\n" \
+    "    loss.backward()\n" \
+    "Fix:\n" \
+    "    loss = criterion(model(x), y)\n" \
+    "    loss.backward()\n" \
+    "\n" \
+    "Reference: https://pytorch.org/docs/stable/notes/autograd.html\n"
+
+#define EXPLAIN_tg305 \
+    "What: torch.nn.functional.dropout (dropout2d, alpha_dropout, ...) is called in model\n" \
+    "code (forward and what it calls) without a `training=` argument.\n" \
+    "\n" \
+    "Why it is silent: the functional form does not know the module's mode; its training\n" \
+    "argument defaults to True. model.eval() changes self.training, which this call never\n" \
+    "reads, so nothing fails and dropout keeps running.\n" \
+    "\n" \
+    "Cost: validation and inference drop activations at random: metrics are noisy and worse\n" \
+    "than the model is, and predictions change from run to run.\n" \
+    "\n" \
+    "Fix: pass `training=self.training` (unsafe fix: only where the module's mode is what you\n" \
+    "want), or use an nn.Dropout module, which follows model.train()/eval().\n" \
+    "\n" \
+    "Quiet when: `training=` is passed (keyword or third positional argument), the arguments\n" \
+    "come from `*args`/`**kwargs`, or the call is not in model code.\n" \
+    "\n" \
+    "Example:\n" \
+    "    def forward(self, x):\n" \
+    "        return self.fc(F.dropout(x, 0.1))\n" \
+    "Fix:\n" \
+    "        return self.fc(F.dropout(x, 0.1, training=self.training))\n" \
+    "\n" \
+    "Reference: https://pytorch.org/docs/stable/generated/torch.nn.functional.dropout.html\n"
+
+#define EXPLAIN_tg306 \
+    "What: a submodule or nn.Parameter registered in a model's __init__ (`self.x = nn.Linear(...)`,\n" \
+    "`nn.Parameter`, register_parameter, add_module) is never reached from forward, directly\n" \
+    "or through the methods forward calls, and nothing else in the class or the file uses it.\n" \
+    "\n" \
+    "Why it is silent: an unused module is legal; its parameters simply never get a gradient.\n" \
+    "\n" \
+    "Cost: the optimizer carries its parameters (and their Adam state) for nothing, the\n" \
+    "checkpoint stores them, and DistributedDataParallel without find_unused_parameters=True\n" \
+    "raises at the first step (\"Expected to have finished reduction in the prior iteration\").\n" \
+    "Often the real bug is that forward was meant to use it (a forgotten head or norm).\n" \
+    "\n" \
+    "Fix: use it in forward, or remove it.\n" \
+    "\n" \
+    "Quiet when: the attribute is used in any other method (training_step, a loss helper,\n" \
+    "a property), outside the class (`model.head(h)`), named by a string (get_submodule,\n" \
+    "getattr with a constant, a parameter-name filter), passed out of __init__ (weight\n" \
+    "tying), or the class hides what forward reads (getattr with a computed name,\n" \
+    "self.children(), self._modules, hooks, super().forward, self handed to other code);\n" \
+    "layers without parameters (activations, pooling, dropout, losses) and buffers.\n" \
+    "\n" \
+    "Example:\n" \
+    "    def __init__(self):\n" \
+    "        super().__init__()\n" \
+    "        self.body = nn.Linear(64, 64)\n" \
+    "        self.norm = nn.LayerNorm(64)      # never used\n" \
+    "    def forward(self, x):\n" \
+    "        return self.body(x)\n" \
+    "Fix:\n" \
+    "        return self.norm(self.body(x))\n" \
+    "\n" \
+    "Reference: https://pytorch.org/docs/stable/generated/torch.nn.parallel.DistributedDataParallel.html\n"
 
 #endif

@@ -1,0 +1,17 @@
+# One pass over the data: there is no next epoch to re-seed.
+import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel as DDP
+from torch.utils.data import DataLoader
+from torch.utils.data.distributed import DistributedSampler
+
+dist.init_process_group("nccl")
+model = DDP(Net().cuda())
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+sampler = DistributedSampler(train_ds)
+loader = DataLoader(train_ds, batch_size=64, sampler=sampler, num_workers=4)
+for x, y in loader:
+    loss = model(x.cuda(), y.cuda())
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
