@@ -69,6 +69,7 @@ typedef struct LintRun {
     const Config **configs;   /* per file */
     uint64_t settings;        /* everything besides the file and its config that shapes output */
     Cache *cache;             /* NULL: --no-cache, --fix, --diff, or not writable */
+    Arena *arenas;            /* per worker, reset between its files */
 } LintRun;
 
 /* The SARIF rule table: the registry's rules, then the syntax and I/O codes. */
@@ -328,13 +329,24 @@ static bool noqa_covers(const Noqa *n, const char *code)
     return false;
 }
 
+/* Syntax and I/O errors cannot be suppressed: without other findings (and
+ * without TG000) the comments need not be read. */
+static bool any_suppressible(const FindingVec *v)
+{
+    for (uint32_t i = 0; i < v->n; i++)
+        if (v->v[i].code[0] != 'E')
+            return true;
+    return false;
+}
+
 /* Drops suppressed findings; with TG000 enabled, reports noqa comments that
  * suppressed nothing. Syntax errors cannot be suppressed. */
 static void apply_noqa(Syntax *s, const FindingVec *in, FindingVec *out, bool report_unused)
 {
     NoqaVec noqa = {0};
     bool whole_file = false;
-    collect_noqa(s, &noqa, &whole_file);
+    if (report_unused || any_suppressible(in))
+        collect_noqa(s, &noqa, &whole_file);
     for (uint32_t i = 0; i < in->n; i++) {
         const Finding *f = &in->v[i];
         bool suppressed = false;
@@ -443,6 +455,16 @@ static uint64_t settings_hash(const LintOptions *o)
     return h;
 }
 
+static bool any_rule_enabled(const LintOptions *o, const Config *cfg, const char *path)
+{
+    size_t n;
+    const RuleInfo *r = rules_all(&n);
+    for (size_t i = 0; i < n; i++)
+        if (code_enabled(o, cfg, path, r[i].code))
+            return true;
+    return false;
+}
+
 /* Everything pfc reports about one version of a file: parse, IR, rules,
  * selection and suppression. The Syntax stays valid until the arena is freed. */
 static void analyse(const LintOptions *o, const Config *cfg, const char *path, const char *src,
@@ -453,8 +475,9 @@ static void analyse(const LintOptions *o, const Config *cfg, const char *path, c
                                                                  : cfg->target_minor);
     FindingVec all = {0};
     syntax_findings(s, &all);
-    /* rules need a whole tree: a file with syntax errors reports only those */
-    if (!s->diags.n) {
+    /* rules need a whole tree: a file with syntax errors reports only those;
+     * with no rule enabled for the file (--select E999) nothing is lowered */
+    if (!s->diags.n && any_rule_enabled(o, cfg, path)) {
         Ir ir;
         ProjectRequest *req = project_request_new(o->project, path);
         IrProjectHook hook = project_hook(req);
@@ -645,7 +668,7 @@ static bool fix_and_write(const LintOptions *o, const Config *cfg, const char *p
     return kept && !o->diff;
 }
 
-static void lint_one(size_t i, void *ctx)
+static void lint_one(size_t i, int worker, void *ctx)
 {
     LintRun *run = ctx;
     const LintOptions *o = run->opt;
@@ -683,16 +706,15 @@ static void lint_one(size_t i, void *ctx)
         written = fix_and_write(o, cfg, path, &stamp, &src, &len, original, original_len, r,
                                 failure, sizeof failure);
     }
-    Arena arena;
-    arena_init(&arena);
+    Arena *arena = &run->arenas[worker];
     Syntax s;
     FindingVec shown;
     /* the file as it is on disk: fixed only if the fixes were written */
     if (fixing && !written)
-        analyse(o, cfg, path, original, original_len, &arena, &s, &shown,
+        analyse(o, cfg, path, original, original_len, arena, &s, &shown,
                 run->cache ? &r->deps : NULL);
     else
-        analyse(o, cfg, path, src, len, &arena, &s, &shown, run->cache ? &r->deps : NULL);
+        analyse(o, cfg, path, src, len, arena, &s, &shown, run->cache ? &r->deps : NULL);
     for (uint32_t k = 0; k < shown.n; k++) {
         r->counts[shown.v[k].severity]++;
         count_code(r, &shown.v[k]);
@@ -703,7 +725,7 @@ static void lint_one(size_t i, void *ctx)
         report_write_failure(r, &o->style, path, failure);
     if (run->cache)
         store_cached(run->cache, r, key);
-    arena_free(&arena);
+    arena_reset(arena);
     free(original);
     free(src);
 }
@@ -762,17 +784,24 @@ static int resolve_configs(LintRun *run, ConfigCache *cache, char **paths, int n
                            LintOptions *o)
 {
     run->configs = calloc(run->files.n + 1, sizeof *run->configs);
+    Arena arena;   /* the paths named on the command line, as a set */
+    arena_init(&arena);
+    Interner named;
+    intern_init(&named, &arena);
+    bool *is_named = arena_zalloc(&arena, (size_t)npaths + NAME_FIRST_DYNAMIC);
+    for (int k = 0; k < npaths; k++)
+        is_named[intern(&named, paths[k], (uint32_t)strlen(paths[k]))] = true;
     size_t kept = 0;
     for (size_t i = 0; i < run->files.n; i++) {
         const char *err = NULL;
         const Config *cfg = config_for_file(cache, run->files.v[i], &err);
         if (!cfg) {
             fprintf(stderr, "pfc: error: %s\n", err);
+            arena_free(&arena);
             return EXIT_USAGE;
         }
-        bool explicit_file = false;
-        for (int k = 0; k < npaths; k++)
-            explicit_file |= strcmp(paths[k], run->files.v[i]) == 0;
+        const char *f = run->files.v[i];
+        bool explicit_file = is_named[intern_lookup(&named, f, (uint32_t)strlen(f))];
         if (!explicit_file && config_excludes(cfg, run->files.v[i])) {
             free(run->files.v[i]);
             free(run->files.why[i]);
@@ -785,6 +814,7 @@ static int resolve_configs(LintRun *run, ConfigCache *cache, char **paths, int n
         run->configs[kept++] = cfg;
     }
     run->files.n = kept;
+    arena_free(&arena);
     return -1;
 }
 
@@ -815,7 +845,7 @@ int cmd_lint(int argc, char **argv)
     if (status >= 0)
         return status;
     char *dot[] = {"."};
-    LintRun run = {&o, {0}, NULL, NULL, 0, NULL};
+    LintRun run = {&o, {0}, NULL, NULL, 0, NULL, NULL};
     walk_paths(&run.files, npaths ? argv : dot, npaths ? npaths : 1, 0);
     ConfigCache *configs = config_cache_new();
     status = resolve_configs(&run, configs, npaths ? argv : dot, npaths ? npaths : 1, &o);
@@ -832,7 +862,13 @@ int cmd_lint(int argc, char **argv)
         run.cache = cache_open(CACHE_DIR);
     if (o.fix && !o.diff)
         safe_remove_stale_temps(run.files.v, run.files.n);
-    parallel_for(run.files.n, o.jobs, lint_one, &run);
+    run.arenas = calloc((size_t)o.jobs, sizeof *run.arenas);   /* zeroed: empty arenas */
+    if (!run.arenas)
+        abort();
+    parallel_for_workers(run.files.n, o.jobs, lint_one, &run);
+    for (int w = 0; w < o.jobs; w++)
+        arena_free(&run.arenas[w]);
+    free(run.arenas);
     cache_close(run.cache);
     project_free(o.project);
     o.project = NULL;
