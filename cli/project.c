@@ -969,13 +969,38 @@ bool project_deps_current(Project *P, const char *deps, size_t len)
 
 /* The longest common directory of the inputs (each a file's directory or a
  * directory itself). */
+/* The directory of a regular file as named ("." for a bare name), or NULL
+ * for a directory, a symlink or a path that cannot be examined. */
+static char *named_parent(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return NULL;
+    const char *slash = strrchr(path, '/');
+    char *dir = xstrdup(slash ? path : ".");
+    if (slash)
+        dir[slash == path ? 1 : slash - path] = 0;
+    return dir;
+}
+
 static char *common_root(char **inputs, int n)
 {
-    char *root = NULL;
+    char *root = NULL, *prev = NULL;   /* prev: the directory of the file before */
     for (int i = 0; i < n; i++) {
-        char *abs = absolute_path(inputs[i]);
-        if (!abs)
+        /* a file beside the one before adds nothing: one realpath() per directory */
+        char *named = named_parent(inputs[i]);
+        if (named && prev && strcmp(named, prev) == 0) {
+            free(named);
             continue;
+        }
+        free(prev);
+        prev = NULL;
+        char *abs = absolute_path(inputs[i]);
+        if (!abs) {
+            free(named);
+            continue;
+        }
+        prev = named;
         DIR *d = opendir(abs);
         char *dir = d ? xstrdup(abs) : parent_of(abs);
         if (d)
@@ -990,6 +1015,7 @@ static char *common_root(char **inputs, int n)
             root = xstrdup(dir);
         free(dir);
     }
+    free(prev);
     return root;
 }
 

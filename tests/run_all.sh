@@ -49,6 +49,7 @@ fix_corpus.sh
 fix_safety.sh
 sarif.sh
 project.sh
+speed.sh
 estimator.sh
 corpus.sh
 realworld_score.sh
