@@ -769,6 +769,8 @@ enum {
     METHOD_CLASSIFIED = 1, METHOD_SELF_RETURNING = 2, METHOD_UNWRAPS = 4, METHOD_KILLS = 8,
     METHOD_ITEM = 16, METHOD_PARAMETERS = 32, METHOD_CUDA = 64, METHOD_TO = 128,
     METHOD_REDUCTION = 256, METHOD_SOFTMAX = 512, METHOD_LOG_SOFTMAX = 1024, METHOD_SIGMOID = 2048,
+    /* attribute names, in the same table */
+    ATTR_GRAPHLESS = 4096, ATTR_WRAPPED_MODEL = 8192, NAME_SELF = 16384,
 };
 
 static uint16_t classify_method(const Syntax *S, uint32_t m)
@@ -785,6 +787,9 @@ static uint16_t classify_method(const Syntax *S, uint32_t m)
     b |= str_is(S, m, "softmax") ? METHOD_SOFTMAX : 0;
     b |= str_is(S, m, "log_softmax") ? METHOD_LOG_SOFTMAX : 0;
     b |= str_is(S, m, "sigmoid") ? METHOD_SIGMOID : 0;
+    b |= name_in(S, m, graphless_attributes) ? ATTR_GRAPHLESS : 0;
+    b |= str_is(S, m, "module") || str_is(S, m, "_orig_mod") ? ATTR_WRAPPED_MODEL : 0;
+    b |= str_is(S, m, "self") ? NAME_SELF : 0;
     return b;
 }
 
@@ -1056,7 +1061,7 @@ static void facts_of_param(Facts *F, int fi, IrValue *v)
     /* the instance: the first parameter of a method, by convention `self`
      * (a classmethod's `cls` or a staticmethod's first argument is not) */
     if (v->index == 0 && g->class_index >= 0 && g->kind == SCOPE_FUNCTION &&
-        str_is(F->S, v->name, "self")) {
+        (method_bits(F, v->name) & NAME_SELF)) {
         const IrClass *c = &F->ir->classes.v[g->class_index];
         set(v, ATT_DETACHED, c->is_module ? ROLE_MODEL : 0);   /* self */
         v->cls = (uint32_t)g->class_index + 1;
@@ -1125,12 +1130,12 @@ static void transfer(Facts *F, int fi, IrFunction *f, IrValue *v)
         const IrValue *base = val(f, v->args[0]);
         if (ir_project_global_facts(F->ir, v))
             break;   /* `config.device` */
-        if (v->qual || base->qual || name_in(F->S, v->name, graphless_attributes)) {
+        if (v->qual || base->qual || (method_bits(F, v->name) & ATTR_GRAPHLESS)) {
             set(v, ATT_DETACHED, 0);   /* p.grad / x.data carry no graph */
         } else if (base->cls && base->op == IR_PARAM && base->index == 0) {
             facts_of_class_attr(F, v, base->cls);
         } else if ((base->roles & ROLE_MODEL) &&
-                   (str_is(F->S, v->name, "module") || str_is(F->S, v->name, "_orig_mod"))) {
+                   (method_bits(F, v->name) & ATTR_WRAPPED_MODEL)) {
             same_as(v, base);   /* the model a DDP or torch.compile wrapper holds */
         } else {
             /* model.x may be a submodule, a method or a config: not a model */
