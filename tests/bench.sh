@@ -42,8 +42,9 @@ run() {
     local name=$1 list=$2 dir=$3
     shift 3
     local t
-    t=$( { cd "$dir" && /usr/bin/time -f "%e %M" "$PFC" lint --output-format concise "$@" \
-        $(cat "$list") >/dev/null 2>&1; } 2>&1 | tail -1)
+    (cd "$dir" && /usr/bin/time -o "$work/time.out" -f "%e %M" "$PFC" lint --output-format concise \
+        "$@" $(cat "$list") >/dev/null 2>&1) || true
+    t=$(tail -n 1 "$work/time.out")
     if [ ! -s "$work/$name.best" ] || awk -v a="${t% *}" -v b="$(cut -d' ' -f1 "$work/$name.best")" \
         'BEGIN { exit !(a < b) }'; then
         echo "$t" > "$work/$name.best"
