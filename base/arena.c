@@ -25,6 +25,27 @@ void arena_free(Arena *a)
     arena_init(a);
 }
 
+enum { ARENA_KEEP_MAX = 8 << 20 };
+
+void arena_reset(Arena *a)
+{
+    ArenaChunk *keep = a->head;
+    if (!keep || keep->size > ARENA_KEEP_MAX) {
+        arena_free(a);
+        return;
+    }
+    for (ArenaChunk *c = keep->prev; c;) {
+        ArenaChunk *prev = c->prev;
+        free(c);
+        c = prev;
+    }
+    keep->prev = NULL;
+    a->head = keep;
+    a->cur = keep->data;
+    a->end = keep->data + keep->size;
+    a->total = keep->size;
+}
+
 static void *arena_new_chunk(Arena *a, size_t size)
 {
     size_t want = size > ARENA_MIN_CHUNK ? size : ARENA_MIN_CHUNK;

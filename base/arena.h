@@ -15,6 +15,10 @@ typedef struct Arena {
 
 void arena_init(Arena *a);
 void arena_free(Arena *a);
+/* Empties the arena for the next file but keeps its newest chunk (up to a
+ * few MB): a worker reuses memory the system already mapped for it instead of
+ * freeing it and faulting fresh pages in again. */
+void arena_reset(Arena *a);
 void *arena_alloc(Arena *a, size_t size);            /* 16-byte aligned, uninitialised */
 void *arena_zalloc(Arena *a, size_t size);           /* zeroed */
 void *arena_copy(Arena *a, const void *src, size_t size);

@@ -65,6 +65,12 @@ uint32_t intern(Interner *in, const char *s, uint32_t len)
     return e->id;
 }
 
+uint32_t intern_lookup(const Interner *in, const char *s, uint32_t len)
+{
+    const InternEntry *e = find_slot(in->slots, in->mask, s, len, XXH3_64bits(s, len));
+    return e->s ? e->id : 0;
+}
+
 const char *intern_str(const Interner *in, uint32_t id, uint32_t *len)
 {
     if (id == 0 || id >= in->by_id.n) {
@@ -75,11 +81,17 @@ const char *intern_str(const Interner *in, uint32_t id, uint32_t *len)
     return in->by_id.v[id]->s;
 }
 
+/* Byte by byte, stopping at the first difference: the passes test one name
+ * against long lists of known names, and most differ in their first bytes,
+ * so neither string's length is worth computing. */
 bool intern_is(const Interner *in, uint32_t id, const char *s)
 {
     uint32_t len;
     const char *q = intern_str(in, id, &len);
-    return id && strlen(s) == len && memcmp(q, s, len) == 0;
+    for (uint32_t i = 0; i < len; i++)
+        if (q[i] != s[i] || !s[i])
+            return false;
+    return id && s[len] == 0;
 }
 
 bool intern_has_prefix(const Interner *in, uint32_t id, const char *prefix)

@@ -31,6 +31,8 @@ typedef struct Interner {
 
 void intern_init(Interner *in, Arena *arena);
 uint32_t intern(Interner *in, const char *s, uint32_t len);
+/* The id of s if it was interned, else 0; inserts nothing. */
+uint32_t intern_lookup(const Interner *in, const char *s, uint32_t len);
 const char *intern_str(const Interner *in, uint32_t id, uint32_t *len);
 /* Tests of an interned string against a C string (false for id 0), so that
  * every pass compares names the same way. */

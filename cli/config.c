@@ -15,13 +15,15 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-typedef struct CacheEntry { char *dir; const Config *cfg; } CacheEntry;
+/* Directories (as written and absolute) to their configuration: an open
+ * addressing table, so that a run looks each directory up in O(1). */
+typedef struct CacheEntry { char *dir; uint64_t hash; const Config *cfg; } CacheEntry;
 
 typedef struct Merged { const Config *base, *merged; } Merged;
 
 struct ConfigCache {
     Arena arena;
-    CacheEntry *v;
+    CacheEntry *v;            /* cap slots, a power of two; dir NULL: free */
     size_t n, cap;
     Config empty;
     const Config *fixed;       /* --config PATH or --isolated: no discovery */
@@ -43,32 +45,55 @@ ConfigCache *config_cache_new(void)
 
 void config_cache_free(ConfigCache *c)
 {
-    for (size_t i = 0; i < c->n; i++)
+    for (size_t i = 0; i < c->cap; i++)
         free(c->v[i].dir);
     free(c->v);
     arena_free(&c->arena);
     free(c);
 }
 
+static CacheEntry *slot(const ConfigCache *c, const char *dir, uint64_t hash)
+{
+    size_t i = (size_t)hash & (c->cap - 1);
+    while (c->v[i].dir && (c->v[i].hash != hash || strcmp(c->v[i].dir, dir) != 0))
+        i = (i + 1) & (c->cap - 1);
+    return &c->v[i];
+}
+
+static void grow(ConfigCache *c)
+{
+    CacheEntry *old = c->v;
+    size_t old_cap = c->cap;
+    c->cap = c->cap ? c->cap * 2 : 64;
+    if (!(c->v = calloc(c->cap, sizeof *c->v)))
+        abort();
+    for (size_t i = 0; i < old_cap; i++)
+        if (old[i].dir)
+            *slot(c, old[i].dir, old[i].hash) = old[i];
+    free(old);
+}
+
 static void remember(ConfigCache *c, const char *dir, const Config *cfg)
 {
-    if (c->n == c->cap) {
-        c->cap = c->cap ? c->cap * 2 : 16;
-        c->v = realloc(c->v, c->cap * sizeof *c->v);
-        if (!c->v)
-            abort();
-    }
-    c->v[c->n].dir = strdup(dir);
-    c->v[c->n].cfg = cfg;
+    if (2 * (c->n + 1) > c->cap)
+        grow(c);
+    uint64_t hash = XXH3_64bits(dir, strlen(dir));
+    CacheEntry *e = slot(c, dir, hash);
+    if (e->dir)
+        return;   /* the first answer stands, as it did for the lookups before */
+    if (!(e->dir = strdup(dir)))
+        abort();
+    e->hash = hash;
+    e->cfg = cfg;
     c->n++;
 }
 
 static const Config *cached(const ConfigCache *c, const char *dir)
 {
-    for (size_t i = 0; i < c->n; i++)
-        if (strcmp(c->v[i].dir, dir) == 0)
-            return c->v[i].cfg;
-    return NULL;
+    if (!c->n)
+        return NULL;
+    const CacheEntry *e = slot(c, dir, XXH3_64bits(dir, strlen(dir)));
+    return e->dir ? e->cfg : NULL;
 }
 
 /* ---- reading one file ---------------------------------------------------------------- */

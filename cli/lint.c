@@ -87,6 +87,7 @@ typedef struct LintRun {
     uint64_t settings;        /* everything besides the file and its config that shapes output */
     Cache *cache;             /* NULL: --no-cache, --fix, --diff, or not writable */
     Progress *progress;       /* NULL off a terminal */
+    Arena *arenas;            /* per worker, reset between its files */
 } LintRun;
 
 /* The SARIF rule table: every code pfc reports (cli/codes.h). */
@@ -463,13 +464,24 @@ static void report_unused_noqa(Syntax *s, const Noqa *n, FindingVec *out)
     buf_free(&unused);
 }
 
+/* Syntax and I/O errors cannot be suppressed: without other findings (and
+ * without TG000) the comments need not be read. */
+static bool any_suppressible(const FindingVec *v)
+{
+    for (uint32_t i = 0; i < v->n; i++)
+        if (v->v[i].code[0] != 'E')
+            return true;
+    return false;
+}
+
 /* Drops suppressed findings; with TG000 enabled, reports noqa comments that
  * suppressed nothing. Syntax errors cannot be suppressed. */
 static void apply_noqa(Syntax *s, const FindingVec *in, FindingVec *out, bool report_unused)
 {
     NoqaVec noqa = {0};
     bool whole_file = false;
-    collect_noqa(s, &noqa, &whole_file);
+    if (report_unused || any_suppressible(in))
+        collect_noqa(s, &noqa, &whole_file);
     for (uint32_t i = 0; i < in->n; i++) {
         const Finding *f = &in->v[i];
         bool suppressed = false;
@@ -592,6 +604,16 @@ static void check_target(const LintOptions *o, const Config *cfg, const char *pa
         lint_target_check(s, path, ir, &t, all);
 }
 
+static bool any_rule_enabled(const LintOptions *o, const Config *cfg, const char *path)
+{
+    size_t n;
+    const RuleInfo *r = rules_all(&n);
+    for (size_t i = 0; i < n; i++)
+        if (code_enabled(o, cfg, path, r[i].code))
+            return true;
+    return false;
+}
+
 /* Everything pfc reports about one version of a file: parse, IR, rules,
  * selection and suppression. The Syntax stays valid until the arena is freed. */
 static void analyse(const LintOptions *o, const Config *cfg, const char *path, const char *src,
@@ -602,8 +624,9 @@ static void analyse(const LintOptions *o, const Config *cfg, const char *path, c
                                                                  : cfg->target_minor);
     FindingVec all = {0};
     syntax_findings(s, &all);
-    /* rules need a whole tree: a file with syntax errors reports only those */
-    if (!s->diags.n) {
+    /* rules need a whole tree: a file with syntax errors reports only those;
+     * with no rule enabled for the file (--select E999) nothing is lowered */
+    if (!s->diags.n && any_rule_enabled(o, cfg, path)) {
         Ir ir;
         ProjectRequest *req = project_request_new(o->project, path);
         IrProjectHook hook = project_hook(req);
@@ -864,7 +887,7 @@ static bool fix_and_write(const LintOptions *o, const Config *cfg, const char *p
     return kept && !o->diff;
 }
 
-static void lint_one(size_t i, void *ctx)
+static void lint_one(size_t i, int worker, void *ctx)
 {
     LintRun *run = ctx;
     const LintOptions *o = run->opt;
@@ -910,16 +933,15 @@ static void lint_one(size_t i, void *ctx)
         written = fix_and_write(o, cfg, path, &stamp, &src, &len, original, original_len, r,
                                 failure, sizeof failure);
     }
-    Arena arena;
-    arena_init(&arena);
+    Arena *arena = &run->arenas[worker];
     Syntax s;
     FindingVec shown;
     /* the file as it is on disk: fixed only if the fixes were written */
     if (fixing && !written)
-        analyse(o, cfg, path, original, original_len, &arena, &s, &shown,
+        analyse(o, cfg, path, original, original_len, arena, &s, &shown,
                 run->cache ? &r->deps : NULL);
     else
-        analyse(o, cfg, path, src, len, &arena, &s, &shown, run->cache ? &r->deps : NULL);
+        analyse(o, cfg, path, src, len, arena, &s, &shown, run->cache ? &r->deps : NULL);
     for (uint32_t k = 0; r->notebook && k < shown.n; k++)
         if (shown.v[k].code[0] == 'E')
             shown.v[k].message = notebook_cell_message(r->notebook, &s, shown.v[k].message);
@@ -936,16 +958,16 @@ static void lint_one(size_t i, void *ctx)
         report_write_failure(r, &o->style, path, failure);
     if (run->cache)
         store_cached(run->cache, r, key);
-    arena_free(&arena);
+    arena_reset(arena);
     notebook_free(r->notebook);
     r->notebook = NULL;
     free(original);
     free(src);
 }
 
-static void lint_one_counted(size_t i, void *ctx)
+static void lint_one_counted(size_t i, int worker, void *ctx)
 {
-    lint_one(i, ctx);
+    lint_one(i, worker, ctx);
     progress_tick(((LintRun *)ctx)->progress);
 }
 
@@ -1035,17 +1057,24 @@ static int resolve_configs(LintRun *run, ConfigCache *cache, char **paths, int n
                            LintOptions *o)
 {
     run->configs = calloc(run->files.n + 1, sizeof *run->configs);
+    Arena arena;   /* the paths named on the command line, as a set */
+    arena_init(&arena);
+    Interner named;
+    intern_init(&named, &arena);
+    bool *is_named = arena_zalloc(&arena, (size_t)npaths + NAME_FIRST_DYNAMIC);
+    for (int k = 0; k < npaths; k++)
+        is_named[intern(&named, paths[k], (uint32_t)strlen(paths[k]))] = true;
     size_t kept = 0;
     for (size_t i = 0; i < run->files.n; i++) {
         const char *err = NULL;
         const Config *cfg = config_for_file(cache, run->files.v[i], &err);
         if (!cfg) {
             fprintf(stderr, "pfc: error: %s\n", err);
+            arena_free(&arena);
             return EXIT_USAGE;
         }
-        bool explicit_file = false;
-        for (int k = 0; k < npaths; k++)
-            explicit_file |= strcmp(paths[k], run->files.v[i]) == 0;
+        const char *f = run->files.v[i];
+        bool explicit_file = is_named[intern_lookup(&named, f, (uint32_t)strlen(f))];
         if (!explicit_file && config_excludes(cfg, run->files.v[i])) {
             free(run->files.v[i]);
             free(run->files.why[i]);
@@ -1058,6 +1087,7 @@ static int resolve_configs(LintRun *run, ConfigCache *cache, char **paths, int n
         run->configs[kept++] = cfg;
     }
     run->files.n = kept;
+    arena_free(&arena);
     return -1;
 }
 
@@ -1235,7 +1265,7 @@ static int lint_stdin(LintOptions *o, ConfigCache *configs)
         fwrite(src, 1, len, stdout);
     buf_write(&out, o->fix ? stderr : stdout);
     if (!o->fix) {   /* stdout holds the fixed source with --fix: nothing else */
-        LintRun run = {o, {.n = 1}, &r, NULL, 0, NULL, NULL};
+        LintRun run = {o, {.n = 1}, &r, NULL, 0, NULL, NULL, NULL};
         print_summary(o, &run, shown.n, shown.n > 0);
     }
     fwrite(r.fix_log.v ? r.fix_log.v : "", 1, r.fix_log.n, stderr);
@@ -1314,7 +1344,7 @@ static int print_run(LintOptions *o, LintRun *run)
 
 static int lint_paths(LintOptions *o, ConfigCache *configs, char **paths, int npaths)
 {
-    LintRun run = {o, {0}, NULL, NULL, 0, NULL, NULL};
+    LintRun run = {o, {0}, NULL, NULL, 0, NULL, NULL, NULL};
     walk_paths(&run.files, paths, npaths, WALK_NOTEBOOKS);
     int status = resolve_configs(&run, configs, paths, npaths, o);
     if (status < 0 && o->show_settings) {
@@ -1334,9 +1364,15 @@ static int lint_paths(LintOptions *o, ConfigCache *configs, char **paths, int np
         run.cache = cache_open(CACHE_DIR);
     if (o->fix && !o->diff)
         safe_remove_stale_temps(run.files.v, run.files.n);
+    run.arenas = calloc((size_t)o->jobs, sizeof *run.arenas);   /* zeroed: empty arenas */
+    if (!run.arenas)
+        abort();
     run.progress = o->quiet ? NULL : progress_start(run.files.n);
-    parallel_for(run.files.n, o->jobs, lint_one_counted, &run);
+    parallel_for_workers(run.files.n, o->jobs, lint_one_counted, &run);
     progress_stop(run.progress);
+    for (int w = 0; w < o->jobs; w++)
+        arena_free(&run.arenas[w]);
+    free(run.arenas);
     cache_close(run.cache);
     project_free(o->project);
     o->project = NULL;

@@ -7,26 +7,32 @@
 typedef struct Pool {
     size_t n;
     atomic_size_t next;
+    atomic_int workers;          /* numbers the workers as they start */
     void (*fn)(size_t, void *);
+    void (*worker_fn)(size_t, int, void *);
     void *ctx;
 } Pool;
 
 static void *worker(void *arg)
 {
     Pool *p = arg;
+    int self = atomic_fetch_add(&p->workers, 1);
     for (;;) {
         size_t i = atomic_fetch_add(&p->next, 1);
         if (i >= p->n)
             return NULL;
-        p->fn(i, p->ctx);
+        if (p->worker_fn)
+            p->worker_fn(i, self, p->ctx);
+        else
+            p->fn(i, p->ctx);
     }
 }
 
-void parallel_for(size_t n, int jobs, void (*fn)(size_t, void *), void *ctx)
+static void run_pool(Pool *p, int jobs)
 {
-    Pool p = {n, 0, fn, ctx};
+    size_t n = p->n;
     if (jobs <= 1 || n <= 1) {
-        worker(&p);
+        worker(p);
         return;
     }
     if ((size_t)jobs > n)
@@ -38,16 +44,28 @@ void parallel_for(size_t n, int jobs, void (*fn)(size_t, void *), void *ctx)
     pthread_attr_setstacksize(&attr, 16u << 20);
     int started = 0;
     for (int i = 0; i < jobs; i++)
-        if (pthread_create(&t[i], &attr, worker, &p) == 0)
+        if (pthread_create(&t[i], &attr, worker, p) == 0)
             started++;
         else
             break;
     if (started == 0)
-        worker(&p);
+        worker(p);
     for (int i = 0; i < started; i++)
         pthread_join(t[i], NULL);
     pthread_attr_destroy(&attr);
     free(t);
+}
+
+void parallel_for(size_t n, int jobs, void (*fn)(size_t, void *), void *ctx)
+{
+    Pool p = {n, 0, 0, fn, NULL, ctx};
+    run_pool(&p, jobs);
+}
+
+void parallel_for_workers(size_t n, int jobs, void (*fn)(size_t, int, void *), void *ctx)
+{
+    Pool p = {n, 0, 0, NULL, fn, ctx};
+    run_pool(&p, jobs);
 }
 
 int default_jobs(void)

@@ -6,6 +6,10 @@
 #include <stddef.h>
 
 void parallel_for(size_t n, int jobs, void (*fn)(size_t i, void *ctx), void *ctx);
+/* The same, telling fn which of the min(jobs, n) workers (0-based) runs it,
+ * so that a worker can keep state (an arena) from one item to the next. */
+void parallel_for_workers(size_t n, int jobs, void (*fn)(size_t i, int worker, void *ctx),
+                          void *ctx);
 int default_jobs(void);
 
 #endif

@@ -131,6 +131,10 @@ struct Project {
     Module *mods;
     uint32_t nmods, capmods;
     PathMap probe_map, mod_map;
+    /* linted files' directories as named -> absolute (NULL: unresolvable) */
+    PathMap dir_map;
+    char **dir_names, **dir_abs;
+    uint32_t ndirs, capdirs;
 };
 
 struct ProjectRequest {
@@ -773,6 +777,41 @@ static bool names_project_candidate(const ImportRequestVec *reqs)
 
 /* ---- the linted file --------------------------------------------------------------------- */
 
+/* The absolute directory of a linted file (malloc'ed, or NULL): one
+ * realpath() per directory, not per file. A symlink resolves by itself:
+ * its target's directory is where its imports are. Caller holds the lock. */
+static char *linted_dir(Project *P, const char *path)
+{
+    struct stat st;
+    const char *slash = strrchr(path, '/');
+    if (lstat(path, &st) != 0 || S_ISLNK(st.st_mode)) {
+        char *abs = absolute_path(path);
+        char *dir = abs ? parent_of(abs) : NULL;
+        free(abs);
+        return dir;
+    }
+    char *named = slash ? xstrdup(path) : xstrdup(".");
+    if (slash)
+        named[slash == path ? 1 : slash - path] = 0;
+    int64_t known = map_get(&P->dir_map, named);
+    if (known >= 0) {
+        free(named);
+        return P->dir_abs[known] ? xstrdup(P->dir_abs[known]) : NULL;
+    }
+    if (P->ndirs == P->capdirs) {
+        P->capdirs = P->capdirs ? P->capdirs * 2 : 16;
+        P->dir_names = realloc(P->dir_names, P->capdirs * sizeof *P->dir_names);
+        P->dir_abs = realloc(P->dir_abs, P->capdirs * sizeof *P->dir_abs);
+        if (!P->dir_names || !P->dir_abs)
+            abort();
+    }
+    P->dir_names[P->ndirs] = named;
+    P->dir_abs[P->ndirs] = absolute_path(named);
+    map_put(&P->dir_map, named, P->ndirs);
+    P->ndirs++;
+    return P->dir_abs[P->ndirs - 1] ? xstrdup(P->dir_abs[P->ndirs - 1]) : NULL;
+}
+
 static void linted_hook(void *ctx, const Ir *ir, ProjectView *view)
 {
     ProjectRequest *r = ctx;
@@ -781,12 +820,12 @@ static void linted_hook(void *ctx, const Ir *ir, ProjectView *view)
     ir_project_imports(ir, &reqs);
     if (!names_project_candidate(&reqs))
         return;
-    char *abs = absolute_path(r->path);
-    if (!abs)
-        return;   /* no directory to resolve from: imports stay unknown */
-    char *dir = parent_of(abs);
-    free(abs);
     pthread_mutex_lock(&P->lock);
+    char *dir = linted_dir(P, r->path);
+    if (!dir) {
+        pthread_mutex_unlock(&P->lock);
+        return;   /* no directory to resolve from: imports stay unknown */
+    }
     Importer im = {P, dir, root_of(P, dir), MAX_IMPORT_DEPTH, &r->reads};
     resolve_requests(&im, ir, &reqs, view);
     pthread_mutex_unlock(&P->lock);
@@ -930,13 +969,38 @@ bool project_deps_current(Project *P, const char *deps, size_t len)
 
 /* The longest common directory of the inputs (each a file's directory or a
  * directory itself). */
+/* The directory of a regular file as named ("." for a bare name), or NULL
+ * for a directory, a symlink or a path that cannot be examined. */
+static char *named_parent(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return NULL;
+    const char *slash = strrchr(path, '/');
+    char *dir = xstrdup(slash ? path : ".");
+    if (slash)
+        dir[slash == path ? 1 : slash - path] = 0;
+    return dir;
+}
+
 static char *common_root(char **inputs, int n)
 {
-    char *root = NULL;
+    char *root = NULL, *prev = NULL;   /* prev: the directory of the file before */
     for (int i = 0; i < n; i++) {
-        char *abs = absolute_path(inputs[i]);
-        if (!abs)
+        /* a file beside the one before adds nothing: one realpath() per directory */
+        char *named = named_parent(inputs[i]);
+        if (named && prev && strcmp(named, prev) == 0) {
+            free(named);
             continue;
+        }
+        free(prev);
+        prev = NULL;
+        char *abs = absolute_path(inputs[i]);
+        if (!abs) {
+            free(named);
+            continue;
+        }
+        prev = named;
         DIR *d = opendir(abs);
         char *dir = d ? xstrdup(abs) : parent_of(abs);
         if (d)
@@ -951,6 +1015,7 @@ static char *common_root(char **inputs, int n)
             root = xstrdup(dir);
         free(dir);
     }
+    free(prev);
     return root;
 }
 
@@ -993,6 +1058,13 @@ void project_free(Project *P)
     free(P->probes);
     free(P->probe_map.slots);
     free(P->mod_map.slots);
+    for (uint32_t i = 0; i < P->ndirs; i++) {
+        free(P->dir_names[i]);
+        free(P->dir_abs[i]);
+    }
+    free(P->dir_names);
+    free(P->dir_abs);
+    free(P->dir_map.slots);
     free(P->inputs_root);
     pthread_mutex_destroy(&P->lock);
     free(P);

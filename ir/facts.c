@@ -50,6 +50,11 @@ typedef struct Facts {
     Readers global_readers;      /* who reads module-level definitions */
     uint32_t run;                /* numbers the runs of functions, for Readers.stamp */
     uint8_t *reads_outside;      /* per function: a run asked outside_calls */
+    /* per interned name, classified once (0: not yet): what a qualified
+     * callee makes (QualKind), what a method name does (METHOD_* bits) */
+    uint8_t *qual_kinds;
+    uint16_t *method_bits;
+    uint32_t nnames;
 } Facts;
 
 /* Every read of outside_calls goes through here: the functions that asked
@@ -550,28 +555,102 @@ static const IrValue *wrapped_model(const Syntax *S, const IrFunction *f, const 
     return a ? val(f, a) : NULL;
 }
 
-/* Wrappers and copies of models; false when q is neither. */
-static bool facts_of_model_wrapper(Facts *F, const IrFunction *f, IrValue *v, uint32_t q)
+/* Wrappers and copies of models (the callee's QualKind says which). */
+static void facts_of_model_wrapper(Facts *F, const IrFunction *f, IrValue *v, bool copy)
 {
     const Syntax *S = F->S;
-    bool copy = name_in(S, q, model_copies);
-    if (!copy && !name_in(S, q, transparent_wrappers))
-        return false;
     const IrValue *m = wrapped_model(S, f, v);
     if (!m || m->op == IR_FUNC || m->op == IR_CONST ||
         (m->roles & (ROLE_OPTIMIZER | ROLE_LOADER | ROLE_PYNUM)) || (copy && !(m->roles & ROLE_MODEL))) {
         set(v, ATT_MAYBE, 0);   /* torch.compile(step_fn), a copy of something else */
-        return true;
+        return;
     }
     same_as(v, m);
     v->attach = ATT_DETACHED;
     v->roles |= ROLE_MODEL | (m->roles & ROLE_MODEL ? 0 : ROLE_MODE_DEP);
     if (copy || !v->origin)
         v->origin = site_of(F->cur_fn, f, v);
-    return true;
 }
 
 /* ---- transfer functions --------------------------------------------------------------- */
+
+/* What a library callable makes, by its qualified name alone: the order of
+ * the tests matters (a wrapper before the torch.nn layers, ...). */
+typedef enum QualKind {
+    QK_UNKNOWN = 1, QK_MODEL_COPY, QK_MODEL_WRAPPER, QK_LOSS, QK_LOSS_MODULE, QK_SOFTMAX,
+    QK_LOG_SOFTMAX, QK_SIGMOID, QK_SOFTMAX_LAYER, QK_SIGMOID_LAYER, QK_CONTAINER, QK_SCHEDULER,
+    QK_OPTIMIZER, QK_LOADER, QK_DEVICE, QK_LAYER, QK_MODE_DEP_LAYER, QK_PRETRAINED, QK_CREATOR,
+    QK_PYNUM, QK_ITERABLE_WRAPPER, QK_NEXT, QK_NOT_MATH, QK_TENSOR_FN,
+} QualKind;
+
+static QualKind classify_qual(const Syntax *S, uint32_t q)
+{
+    if (name_in(S, q, model_copies))
+        return QK_MODEL_COPY;
+    if (name_in(S, q, transparent_wrappers))
+        return QK_MODEL_WRAPPER;
+    if (name_in(S, q, loss_functions))
+        return QK_LOSS;
+    if (name_in(S, q, loss_modules))
+        return QK_LOSS_MODULE;
+    if (str_is(S, q, "torch.nn.functional.softmax") || str_is(S, q, "torch.softmax"))
+        return QK_SOFTMAX;
+    if (str_is(S, q, "torch.nn.functional.log_softmax") || str_is(S, q, "torch.log_softmax"))
+        return QK_LOG_SOFTMAX;
+    if (str_is(S, q, "torch.sigmoid") || str_is(S, q, "torch.nn.functional.sigmoid"))
+        return QK_SIGMOID;
+    if (str_is(S, q, "torch.nn.Softmax"))
+        return QK_SOFTMAX_LAYER;
+    if (str_is(S, q, "torch.nn.Sigmoid"))
+        return QK_SIGMOID_LAYER;
+    if (str_is(S, q, "torch.nn.Sequential") || str_is(S, q, "torch.nn.ModuleList"))
+        return QK_CONTAINER;
+    if (str_prefix(S, q, "torch.optim.lr_scheduler."))
+        return QK_SCHEDULER;
+    if (str_prefix(S, q, "torch.optim.") || str_prefix(S, q, "bitsandbytes.optim."))
+        return QK_OPTIMIZER;
+    if (str_is(S, q, "torch.utils.data.DataLoader") ||
+        str_is(S, q, "torch.utils.data.dataloader.DataLoader"))
+        return QK_LOADER;
+    if (str_is(S, q, "torch.device"))
+        return QK_DEVICE;
+    if (str_prefix(S, q, "torch.nn.") && !str_prefix(S, q, "torch.nn.functional.") &&
+        !str_prefix(S, q, "torch.nn.utils.") && !str_prefix(S, q, "torch.nn.init.")) {
+        /* a layer or a wrapper (DDP): Dropout and normalisation layers, and
+         * wrappers of unknown models, behave differently in eval mode */
+        bool dep = str_contains(S, q, "Dropout") || str_contains(S, q, "Norm") ||
+                   str_contains(S, q, "parallel");
+        return dep ? QK_MODE_DEP_LAYER : QK_LAYER;
+    }
+    if (str_prefix(S, q, "transformers.AutoModel") || str_prefix(S, q, "torchvision.models.") ||
+        str_prefix(S, q, "timm.create_model"))
+        return QK_PRETRAINED;
+    if (name_in(S, q, creators))
+        return QK_CREATOR;
+    if (name_in(S, q, pynum_builtins))
+        return QK_PYNUM;
+    if (str_is(S, q, "builtins.enumerate") || str_is(S, q, "builtins.iter") ||
+        str_is(S, q, "builtins.zip") || str_prefix(S, q, "tqdm."))
+        return QK_ITERABLE_WRAPPER;
+    if (str_is(S, q, "builtins.next"))
+        return QK_NEXT;
+    if (str_prefix(S, q, "torch.distributed.") || str_prefix(S, q, "torch.utils.") ||
+        str_prefix(S, q, "torch.jit.") || str_prefix(S, q, "torch.fx."))
+        return QK_NOT_MATH;
+    if (str_prefix(S, q, "torch."))
+        return QK_TENSOR_FN;
+    return QK_UNKNOWN;
+}
+
+/* Once per name and file, not once per value and fixpoint round. */
+static QualKind qual_kind(Facts *F, uint32_t q)
+{
+    if (q >= F->nnames)
+        return classify_qual(F->S, q);
+    if (!F->qual_kinds[q])
+        F->qual_kinds[q] = (uint8_t)classify_qual(F->S, q);
+    return (QualKind)F->qual_kinds[q];
+}
 
 static void facts_of_qualified_call(Facts *F, const IrFunction *f, IrValue *v, const IrValue *callee)
 {
@@ -584,26 +663,37 @@ static void facts_of_qualified_call(Facts *F, const IrFunction *f, IrValue *v, c
         return;
     }
     v->ctor = q;   /* which library callable made this value: nn.CrossEntropyLoss, ... */
-    if (facts_of_model_wrapper(F, f, v, q))
+    QualKind kind = qual_kind(F, q);
+    if (kind == QK_MODEL_COPY || kind == QK_MODEL_WRAPPER) {
+        facts_of_model_wrapper(F, f, v, kind == QK_MODEL_COPY);
         return;
+    }
     Attach in = ATT_BOTTOM;
     for (uint32_t i = 1; i < v->nargs; i++)
         in = attach_any(in, (Attach)val(f, v->args[i])->attach);
-    if (name_in(S, q, loss_functions)) {
+    switch (kind) {
+    case QK_LOSS:
         set(v, in, ROLE_LOSS | ROLE_SCALAR);
-    } else if (name_in(S, q, loss_modules)) {
+        break;
+    case QK_LOSS_MODULE:
         set(v, ATT_DETACHED, ROLE_LOSS_FN);
-    } else if (str_is(S, q, "torch.nn.functional.softmax") || str_is(S, q, "torch.softmax")) {
+        break;
+    case QK_SOFTMAX:
         set(v, in, ROLE_SOFTMAX);
-    } else if (str_is(S, q, "torch.nn.functional.log_softmax") || str_is(S, q, "torch.log_softmax")) {
+        break;
+    case QK_LOG_SOFTMAX:
         set(v, in, ROLE_LOG_SOFTMAX);
-    } else if (str_is(S, q, "torch.sigmoid") || str_is(S, q, "torch.nn.functional.sigmoid")) {
+        break;
+    case QK_SIGMOID:
         set(v, in, ROLE_SIGMOID);
-    } else if (str_is(S, q, "torch.nn.Softmax")) {
+        break;
+    case QK_SOFTMAX_LAYER:
         set(v, ATT_DETACHED, ROLE_MODEL | ROLE_SOFTMAX);
-    } else if (str_is(S, q, "torch.nn.Sigmoid")) {
+        break;
+    case QK_SIGMOID_LAYER:
         set(v, ATT_DETACHED, ROLE_MODEL | ROLE_SIGMOID);
-    } else if (str_is(S, q, "torch.nn.Sequential") || str_is(S, q, "torch.nn.ModuleList")) {
+        break;
+    case QK_CONTAINER: {
         /* a container is mode-dependent if a layer is; it ends in its last layer */
         uint32_t roles = ROLE_MODEL;
         for (uint32_t i = 1; i < v->nargs; i++)
@@ -611,36 +701,40 @@ static void facts_of_qualified_call(Facts *F, const IrFunction *f, IrValue *v, c
         if (v->nargs > 1)
             roles |= val(f, v->args[v->nargs - 1])->roles & (ROLE_SOFTMAX | ROLE_SIGMOID);
         set(v, ATT_DETACHED, roles);
-    } else if (str_prefix(S, q, "torch.optim.lr_scheduler.")) {
+        break;
+    }
+    case QK_SCHEDULER:
         set(v, ATT_DETACHED, ROLE_SCHEDULER);
-    } else if (str_prefix(S, q, "torch.optim.") || str_prefix(S, q, "bitsandbytes.optim.")) {
+        break;
+    case QK_OPTIMIZER:
         set(v, ATT_DETACHED, ROLE_OPTIMIZER);
-    } else if (str_is(S, q, "torch.utils.data.DataLoader") ||
-               str_is(S, q, "torch.utils.data.dataloader.DataLoader")) {
+        break;
+    case QK_LOADER:
         set(v, ATT_DETACHED, ROLE_LOADER);
-    } else if (str_is(S, q, "torch.device")) {
+        break;
+    case QK_DEVICE:
         set(v, ATT_DETACHED, ROLE_DEVICE | (cuda_argument(f, v) ? ROLE_CUDA : 0));
-    } else if (str_prefix(S, q, "torch.nn.") && !str_prefix(S, q, "torch.nn.functional.") &&
-               !str_prefix(S, q, "torch.nn.utils.") && !str_prefix(S, q, "torch.nn.init.")) {
-        /* a layer or a wrapper (DDP): Dropout and normalisation layers, and
-         * wrappers of unknown models, behave differently in eval mode */
-        bool dep = str_contains(S, q, "Dropout") || str_contains(S, q, "Norm") ||
-                   str_contains(S, q, "parallel");
-        set(v, ATT_DETACHED, ROLE_MODEL | (dep ? ROLE_MODE_DEP : 0));
-    } else if (str_prefix(S, q, "transformers.AutoModel") || str_prefix(S, q, "torchvision.models.") ||
-               str_prefix(S, q, "timm.create_model")) {
+        break;
+    case QK_LAYER:
+    case QK_MODE_DEP_LAYER:
+        set(v, ATT_DETACHED, ROLE_MODEL | (kind == QK_MODE_DEP_LAYER ? ROLE_MODE_DEP : 0));
+        break;
+    case QK_PRETRAINED:
         set(v, ATT_DETACHED, ROLE_MODEL | ROLE_MODE_DEP);
-    } else if (name_in(S, q, creators)) {
+        break;
+    case QK_CREATOR: {
         bool grad = false;
         for (uint32_t i = 1; i < v->nargs; i++)
             if (v->kwnames && v->kwnames[i] && str_is(S, v->kwnames[i], "requires_grad"))
                 grad = val(f, v->args[i])->op == IR_CONST &&
                        S->toks.v[S->nodes[val(f, v->args[i])->node].first_tok].kind == T_KW_TRUE;
         set(v, grad ? ATT_ATTACHED : ATT_DETACHED, 0);
-    } else if (name_in(S, q, pynum_builtins)) {
+        break;
+    }
+    case QK_PYNUM:
         set(v, ATT_DETACHED, ROLE_PYNUM);
-    } else if (str_is(S, q, "builtins.enumerate") || str_is(S, q, "builtins.iter") ||
-               str_is(S, q, "builtins.zip") || str_prefix(S, q, "tqdm.")) {
+        break;
+    case QK_ITERABLE_WRAPPER: {
         /* wrappers over an iterable keep what the iterable yields */
         uint32_t roles = 0;
         for (uint32_t i = 1; i < v->nargs; i++) {
@@ -649,33 +743,77 @@ static void facts_of_qualified_call(Facts *F, const IrFunction *f, IrValue *v, c
                 v->origin = val(f, v->args[i])->origin;
         }
         set(v, in, roles);
-    } else if (str_is(S, q, "builtins.next") && v->nargs >= 2 &&
-               (val(f, v->args[1])->roles & ROLE_LOADER)) {
-        set(v, ATT_DETACHED, ROLE_BATCH);   /* next(iter(loader)) */
-    } else if (str_prefix(S, q, "torch.distributed.") || str_prefix(S, q, "torch.utils.") ||
-               str_prefix(S, q, "torch.jit.") || str_prefix(S, q, "torch.fx.")) {
+        break;
+    }
+    case QK_NEXT:
+        if (v->nargs >= 2 && (val(f, v->args[1])->roles & ROLE_LOADER))
+            set(v, ATT_DETACHED, ROLE_BATCH);   /* next(iter(loader)) */
+        else
+            set(v, ATT_MAYBE, 0);
+        break;
+    case QK_NOT_MATH:
         set(v, ATT_MAYBE, 0);   /* not tensor math: what comes back is unknown */
-    } else if (str_prefix(S, q, "torch.")) {
+        break;
+    case QK_TENSOR_FN:
         set(v, in == ATT_BOTTOM ? ATT_DETACHED : in, 0);   /* tensor functions propagate */
-    } else {
+        break;
+    default:
         set(v, ATT_MAYBE, 0);
+        break;
     }
     if ((v->roles & (ROLE_MODEL | ROLE_OPTIMIZER | ROLE_LOADER | ROLE_SCHEDULER)) && !v->origin)
         v->origin = site_of(F->cur_fn, f, v);   /* a new object */
+}
+
+/* What a method name says, by the name alone. */
+enum {
+    METHOD_CLASSIFIED = 1, METHOD_SELF_RETURNING = 2, METHOD_UNWRAPS = 4, METHOD_KILLS = 8,
+    METHOD_ITEM = 16, METHOD_PARAMETERS = 32, METHOD_CUDA = 64, METHOD_TO = 128,
+    METHOD_REDUCTION = 256, METHOD_SOFTMAX = 512, METHOD_LOG_SOFTMAX = 1024, METHOD_SIGMOID = 2048,
+    /* attribute names, in the same table */
+    ATTR_GRAPHLESS = 4096, ATTR_WRAPPED_MODEL = 8192, NAME_SELF = 16384,
+};
+
+static uint16_t classify_method(const Syntax *S, uint32_t m)
+{
+    uint16_t b = METHOD_CLASSIFIED;
+    b |= name_in(S, m, self_returning_methods) ? METHOD_SELF_RETURNING : 0;
+    b |= str_is(S, m, "unwrap_model") || str_is(S, m, "setup_module") ? METHOD_UNWRAPS : 0;
+    b |= name_in(S, m, killing_methods) ? METHOD_KILLS : 0;
+    b |= str_is(S, m, "item") ? METHOD_ITEM : 0;
+    b |= str_is(S, m, "parameters") || str_is(S, m, "named_parameters") ? METHOD_PARAMETERS : 0;
+    b |= str_is(S, m, "cuda") ? METHOD_CUDA : 0;
+    b |= str_is(S, m, "to") ? METHOD_TO : 0;
+    b |= name_in(S, m, reductions) ? METHOD_REDUCTION : 0;
+    b |= str_is(S, m, "softmax") ? METHOD_SOFTMAX : 0;
+    b |= str_is(S, m, "log_softmax") ? METHOD_LOG_SOFTMAX : 0;
+    b |= str_is(S, m, "sigmoid") ? METHOD_SIGMOID : 0;
+    b |= name_in(S, m, graphless_attributes) ? ATTR_GRAPHLESS : 0;
+    b |= str_is(S, m, "module") || str_is(S, m, "_orig_mod") ? ATTR_WRAPPED_MODEL : 0;
+    b |= str_is(S, m, "self") ? NAME_SELF : 0;
+    return b;
+}
+
+static uint16_t method_bits(Facts *F, uint32_t m)
+{
+    if (m >= F->nnames)
+        return classify_method(F->S, m);
+    if (!F->method_bits[m])
+        F->method_bits[m] = classify_method(F->S, m);
+    return F->method_bits[m];
 }
 
 static void facts_of_method_call(Facts *F, const IrFunction *f, IrValue *v, const IrValue *callee)
 {
     const Syntax *S = F->S;
     const IrValue *recv = val(f, callee->args[0]);
-    uint32_t m = callee->name;
-    if ((recv->roles & ROLE_MODEL) && name_in(S, m, self_returning_methods)) {
+    uint16_t m = method_bits(F, callee->name);
+    if ((recv->roles & ROLE_MODEL) && (m & METHOD_SELF_RETURNING)) {
         same_as(v, recv);   /* model.to(device).eval() is the model */
         return;
     }
     if (prepares_arguments(S, f, callee) ||
-        (ctor_is(S, recv, accelerators) &&
-         (str_is(S, m, "unwrap_model") || str_is(S, m, "setup_module")))) {
+        ((m & METHOD_UNWRAPS) && ctor_is(S, recv, accelerators))) {
         ValueId only = v->nargs == 2 ? positional_arg(S, v, 0) : 0;
         if (only)
             same_as(v, val(f, only));   /* model = accelerator.prepare(model) */
@@ -683,30 +821,28 @@ static void facts_of_method_call(Facts *F, const IrFunction *f, IrValue *v, cons
             set(v, ATT_MAYBE, 0);       /* a tuple: its elements are read by UNPACK */
         return;
     }
-    if (name_in(S, m, killing_methods)) {
-        set(v, ATT_DETACHED, str_is(S, m, "item") ? ROLE_PYNUM : 0);
+    if (m & METHOD_KILLS) {
+        set(v, ATT_DETACHED, m & METHOD_ITEM ? ROLE_PYNUM : 0);
         return;
     }
-    if (recv->roles & ROLE_MODEL) {
-        if (str_is(S, m, "parameters") || str_is(S, m, "named_parameters")) {
-            set(v, ATT_ATTACHED, ROLE_PARAM);
-            return;
-        }
+    if ((recv->roles & ROLE_MODEL) && (m & METHOD_PARAMETERS)) {
+        set(v, ATT_ATTACHED, ROLE_PARAM);
+        return;
     }
     Attach a = (Attach)recv->attach;
     if (recv->cls || (recv->roles & (ROLE_MODEL | ROLE_OPTIMIZER | ROLE_LOADER)))
         a = ATT_MAYBE;   /* a method of an object, not tensor math */
     uint32_t roles = 0;
-    if (str_is(S, m, "cuda") ||
-        (str_is(S, m, "to") && ((recv->roles & ROLE_CUDA) || cuda_argument(f, v))))
+    if ((m & METHOD_CUDA) ||
+        ((m & METHOD_TO) && ((recv->roles & ROLE_CUDA) || cuda_argument(f, v))))
         roles |= ROLE_CUDA;
-    if (name_in(S, m, reductions) && v->nargs == 1)
+    if ((m & METHOD_REDUCTION) && v->nargs == 1)
         roles |= ROLE_SCALAR;
-    if (str_is(S, m, "softmax"))
+    if (m & METHOD_SOFTMAX)
         roles |= ROLE_SOFTMAX;
-    if (str_is(S, m, "log_softmax"))
+    if (m & METHOD_LOG_SOFTMAX)
         roles |= ROLE_LOG_SOFTMAX;
-    if (str_is(S, m, "sigmoid"))
+    if (m & METHOD_SIGMOID)
         roles |= ROLE_SIGMOID;
     if (recv->roles & (ROLE_LOSS | ROLE_SCALAR))
         roles |= recv->roles & (ROLE_LOSS | ROLE_SCALAR);
@@ -926,7 +1062,7 @@ static void facts_of_param(Facts *F, int fi, IrValue *v)
     /* the instance: the first parameter of a method, by convention `self`
      * (a classmethod's `cls` or a staticmethod's first argument is not) */
     if (v->index == 0 && g->class_index >= 0 && g->kind == SCOPE_FUNCTION &&
-        str_is(F->S, v->name, "self")) {
+        (method_bits(F, v->name) & NAME_SELF)) {
         const IrClass *c = &F->ir->classes.v[g->class_index];
         set(v, ATT_DETACHED, c->is_module ? ROLE_MODEL : 0);   /* self */
         v->cls = (uint32_t)g->class_index + 1;
@@ -995,12 +1131,12 @@ static void transfer(Facts *F, int fi, IrFunction *f, IrValue *v)
         const IrValue *base = val(f, v->args[0]);
         if (ir_project_global_facts(F->ir, v))
             break;   /* `config.device` */
-        if (v->qual || base->qual || name_in(F->S, v->name, graphless_attributes)) {
+        if (v->qual || base->qual || (method_bits(F, v->name) & ATTR_GRAPHLESS)) {
             set(v, ATT_DETACHED, 0);   /* p.grad / x.data carry no graph */
         } else if (base->cls && base->op == IR_PARAM && base->index == 0) {
             facts_of_class_attr(F, v, base->cls);
         } else if ((base->roles & ROLE_MODEL) &&
-                   (str_is(F->S, v->name, "module") || str_is(F->S, v->name, "_orig_mod"))) {
+                   (method_bits(F, v->name) & ATTR_WRAPPED_MODEL)) {
             same_as(v, base);   /* the model a DDP or torch.compile wrapper holds */
         } else {
             /* model.x may be a submodule, a method or a config: not a model */
@@ -1259,6 +1395,9 @@ void ir_compute_facts(Ir *ir)
 {
     pin_backward_receivers(ir);
     Facts F = {.ir = ir, .S = ir->syn};
+    F.nnames = ir->syn->names.by_id.n;
+    F.qual_kinds = arena_zalloc(ir->syn->arena, F.nnames);
+    F.method_bits = arena_zalloc(ir->syn->arena, F.nnames * sizeof *F.method_bits);
     index_self_stores(&F);
     pin_module_receivers(&F);
     init_worklist(&F);

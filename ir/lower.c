@@ -97,7 +97,7 @@ static void defs_grow(Lowerer *L, FnState *fs)
 {
     uint32_t old = fs->defs_mask + 1;
     DefEntry *o = fs->defs;
-    uint32_t size = fs->defs ? old * 2 : 256;
+    uint32_t size = fs->defs ? old * 2 : 16;   /* most functions define a few names */
     fs->defs = arena_zalloc(L->A, size * sizeof *fs->defs);
     fs->defs_mask = size - 1;
     fs->ndefs = 0;

@@ -265,7 +265,10 @@ static uint32_t relative_base(Lowerer *L, const Node *n)
             break;
         }
     }
-    uint32_t base = intern(&L->S->names, buf, len);
+    /* the interner keeps the pointer: a new name must outlive this frame */
+    uint32_t base = intern_lookup(&L->S->names, buf, len);
+    if (!base)
+        base = intern(&L->S->names, arena_strndup(L->A, buf, len), len);
     FOR_EACH_KID(n, kid) {
         const Node *k = syn_node(L->S, kid);
         if (k->kind == N_DOTTED_NAME) {

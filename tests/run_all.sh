@@ -51,6 +51,7 @@ fix_safety.sh
 sarif.sh
 notebook.sh
 project.sh
+speed.sh
 estimator.sh
 corpus.sh
 realworld_score.sh

@@ -192,7 +192,59 @@ static void test_arena_free_then_reuse(void **state)
     assert_null(a.head);
 }
 
+/* A reset keeps the newest chunk for the next file and empties it; a huge
+ * one goes back to the system. */
+static void test_arena_reset_keeps_newest_chunk(void **state)
+{
+    (void)state;
+    Arena a;
+    arena_init(&a);
+    for (int i = 0; i < 300; i++)
+        memset(arena_alloc(&a, 1000), 1, 1000);
+    void *kept = a.head;
+    arena_reset(&a);
+    assert_ptr_equal(a.head, kept);
+    assert_true(a.total > 0 && a.total < 300u * 1000u);
+    char *p = arena_alloc(&a, 100);
+    assert_true(p >= (char *)kept && p < a.end);   /* inside the kept chunk */
+    memset(p, 'r', 100);
+    for (int i = 0; i < 300; i++)
+        memset(arena_alloc(&a, 1000), 2, 1000);   /* grows again from there */
+    assert_int_equal(p[99], 'r');
+    arena_free(&a);
+    memset(arena_alloc(&a, 9u << 20), 3, 9u << 20);
+    arena_reset(&a);
+    assert_null(a.head);
+    assert_int_equal(a.total, 0);
+    arena_reset(&a);   /* an empty arena stays empty */
+    assert_null(a.head);
+    assert_non_null(arena_alloc(&a, 16));
+    arena_free(&a);
+}
+
 /* ---- interner ----------------------------------------------------------------------- */
+
+/* intern_lookup finds what was interned and inserts nothing. */
+static void test_intern_lookup(void **state)
+{
+    (void)state;
+    Arena a;
+    arena_init(&a);
+    Interner in;
+    intern_init(&in, &a);
+    uint32_t id = intern(&in, "pkg/train.py", 12);
+    uint32_t count = in.count;
+    assert_int_equal(intern_lookup(&in, "pkg/train.py", 12), id);
+    assert_int_equal(intern_lookup(&in, "pkg/train.p", 11), 0);
+    assert_int_equal(intern_lookup(&in, "pkg/model.py", 12), 0);
+    assert_int_equal(intern_lookup(&in, "match", 5), NAME_MATCH);
+    assert_int_equal(in.count, count);
+    assert_true(intern_is(&in, id, "pkg/train.py"));
+    assert_false(intern_is(&in, id, "pkg/train.p"));
+    assert_false(intern_is(&in, id, "pkg/train.pyi"));
+    assert_false(intern_is(&in, 0, ""));
+    arena_free(&a);
+}
 
 static void test_intern_same_and_different(void **state)
 {
@@ -353,6 +405,8 @@ int main(void)
         cmocka_unit_test(test_arena_copy_strndup_printf),
         cmocka_unit_test(test_vec_push_100k),
         cmocka_unit_test(test_arena_free_then_reuse),
+        cmocka_unit_test(test_arena_reset_keeps_newest_chunk),
+        cmocka_unit_test(test_intern_lookup),
         cmocka_unit_test(test_intern_same_and_different),
         cmocka_unit_test(test_intern_preinterned),
         cmocka_unit_test(test_intern_str_round_trip),
