@@ -101,9 +101,12 @@ static const HelpOpt help_only[] = {
 
 static const HelpCmd commands[] = {
     {"lint", "check", "[options] [PATH ...]", "lint files and directories (default: .)",
-     "Lints .py and .pyi files and directories (walked in sorted order, honouring\n"
+     "Lints .py, .pyi and .ipynb files and directories (walked in sorted order, honouring\n"
      ".gitignore; virtual environments, site-packages and tool caches are skipped; files\n"
      "named explicitly are always linted). PATH - reads the source from stdin.\n"
+     "Jupyter notebooks (.ipynb) are linted cell by cell, their code cells joined in\n"
+     "order with IPython magics and shell escapes blanked; findings name the cell\n"
+     "(\"cell N, line L\"), and --fix rewrites only the edited cells' sources.\n"
      "Settings come from the nearest pfc.toml or pyproject.toml [tool.pfc] (pfc help\n"
      "config); noqa comments suppress findings (pfc help noqa).",
      lint_opts},

@@ -38,7 +38,7 @@ cd "$W"
 
 # --- unknown codes, prefixes and keys -------------------------------------------------
 run lint --no-cache --select TG999 ok.py
-expect "--select TG999 is an error with a suggestion" 2 "unknown rule code.*TG999.*did you mean 'TG0" "$TMP/err"
+expect "--select TG999 is an error with a suggestion" 2 "unknown rule code.*TG999.*did you mean 'TG[0-9]" "$TMP/err"
 run lint --no-cache --ignore TG0O1 --extend-select XY ok.py
 expect "--ignore typo is an error" 2 "TG0O1.*--ignore.*did you mean" "$TMP/err"
 run lint --no-cache --output-format concise --select tg001 safe.py

@@ -119,7 +119,8 @@ cp "$CASES/train.ipynb" "$TMP/walk/sub/excluded.ipynb"
 printf '[tool.pfc]\nexclude = ["sub/excluded.ipynb"]\n' > "$TMP/walk/pyproject.toml"
 out=$(cd "$TMP/walk" && "$PFC" lint --no-cache --output-format concise 2>&1)
 if [ "$out" = "sub/train.ipynb:cell 5:7:19: TG001 $(sed -n 's/^train.ipynb:cell 5:7:19: TG001 //p' "$TMP/concise")
-Found 1 problem in 1 file." ]; then
+Found 1 problem in 1 file.
+[*] 1 fixable with the \`--fix\` option." ]; then
     ok "directories: .ipynb walked, checkpoints and excluded notebooks skipped"
 else
     bad "directories: .ipynb walked, checkpoints and excluded notebooks skipped" "$(echo "$out" | head -4)"
