@@ -356,6 +356,34 @@ static void compute_callers(Analysis *an)
     }
 }
 
+/* Does iterating `it` draw from the loader made at `origin`: the loader
+ * itself, or a wrapper over it (`zip(loader_a, loader_b)`, `enumerate`,
+ * `iter`, `tqdm`, `itertools.cycle`) with the loader among its arguments? */
+static bool draws_from(const Analysis *an, const IrFunction *f, ValueId it, uint32_t origin, int depth)
+{
+    static const char *const wrappers[] = {"builtins.zip", "builtins.enumerate", "builtins.iter",
+                                           "itertools.cycle", "itertools.islice", "itertools.chain",
+                                           NULL};
+    const IrValue *x = &f->values.v[ir_resolve(f, it)];
+    if (x->origin == origin)
+        return true;
+    if (depth > 4 || x->op != IR_CALL || !x->nargs)
+        return false;
+    uint32_t q = f->values.v[x->args[0]].qual;
+    bool wrapper = q && an_qual_prefix(an, q, "tqdm.");
+    for (const char *const *w = wrappers; !wrapper && *w; w++)
+        wrapper = an_qual_is(an, q, *w);
+    for (uint32_t i = 1; wrapper && i < x->nargs; i++)
+        if (draws_from(an, f, x->args[i], origin, depth + 1))
+            return true;
+    return false;
+}
+
+bool an_draws_from(const Analysis *an, const IrFunction *f, ValueId it, uint32_t origin)
+{
+    return draws_from(an, f, it, origin, 0);
+}
+
 ValueId an_loop_iterable(const IrFunction *f, BlockId h)
 {
     const IrBlock *hb = &f->blocks.v[h];

@@ -77,6 +77,9 @@ bool an_in_loop(const IrFunction *f, BlockId b, BlockId h);
 bool an_lives_across(const IrFunction *f, ValueId v, BlockId h);
 /* What a `for` loop with header h iterates (its ITER_NEXT operand), or 0. */
 ValueId an_loop_iterable(const IrFunction *f, BlockId h);
+/* Does iterating `it` draw from the loader made at `origin` (IrValue.origin):
+ * the loader itself, or zip/enumerate/iter/tqdm/itertools over it? */
+bool an_draws_from(const Analysis *an, const IrFunction *f, ValueId it, uint32_t origin);
 /* Effects of everything inside loop h. */
 uint32_t an_loop_effects(const Analysis *an, const IrFunction *f, BlockId h);
 /* Interned string equality. */

@@ -92,29 +92,6 @@ static int64_t workers_argument(RuleCtx *c, const IrFunction *f, const IrValue *
     return found;
 }
 
-/* Does iterating `it` draw from the loader made at `origin`: the loader
- * itself, or a wrapper over it (`zip(loader_a, loader_b)`, `enumerate`,
- * `iter`, `tqdm`, `itertools.cycle`) with the loader among its arguments? */
-static bool draws_from(const Analysis *an, const IrFunction *f, ValueId it, uint32_t origin, int depth)
-{
-    static const char *const wrappers[] = {"builtins.zip", "builtins.enumerate", "builtins.iter",
-                                           "itertools.cycle", "itertools.islice", "itertools.chain",
-                                           NULL};
-    const IrValue *x = &f->values.v[ir_resolve(f, it)];
-    if (x->origin == origin)
-        return true;
-    if (depth > 4 || x->op != IR_CALL || !x->nargs)
-        return false;
-    uint32_t q = f->values.v[x->args[0]].qual;
-    bool wrapper = q && an_qual_prefix(an, q, "tqdm.");
-    for (const char *const *w = wrappers; !wrapper && *w; w++)
-        wrapper = an_qual_is(an, q, *w);
-    for (uint32_t i = 1; wrapper && i < x->nargs; i++)
-        if (draws_from(an, f, x->args[i], origin, depth + 1))
-            return true;
-    return false;
-}
-
 /* Where a loop takes its next batch: `for batch in <it>` or
  * `batch = next(<it>)`; 0 if v is neither. */
 static ValueId drawn_iterable(const Analysis *an, const IrFunction *f, const IrValue *v)
@@ -136,7 +113,7 @@ static bool feeds_training(const Analysis *an, uint32_t origin)
         for (uint32_t i = 1; i < f->values.n; i++) {
             const IrValue *v = &f->values.v[i];
             ValueId it = drawn_iterable(an, f, v);
-            if (!it || !draws_from(an, f, it, origin, 0))
+            if (!it || !an_draws_from(an, f, it, origin))
                 continue;
             /* the loop that draws from the loader (not an enclosing epoch loop,
              * which also runs the validation loader) */

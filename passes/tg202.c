@@ -100,26 +100,6 @@ static bool calls_set_epoch(const Analysis *an)
     return false;
 }
 
-/* Does iterating `it` draw from the loader made at `origin` (the loader, or
- * enumerate/zip/iter/tqdm over it)? */
-static bool draws_from(const Analysis *an, const IrFunction *f, ValueId it, uint32_t origin,
-                       int depth)
-{
-    const IrValue *x = &f->values.v[ir_resolve(f, it)];
-    if (x->origin == origin)
-        return true;
-    if (depth > 4 || x->op != IR_CALL || !x->nargs)
-        return false;
-    uint32_t q = f->values.v[x->args[0]].qual;
-    if (!(an_qual_prefix(an, q, "tqdm.") || an_qual_is(an, q, "builtins.enumerate") ||
-          an_qual_is(an, q, "builtins.zip") || an_qual_is(an, q, "builtins.iter")))
-        return false;
-    for (uint32_t i = 1; i < x->nargs; i++)
-        if (draws_from(an, f, x->args[i], origin, depth + 1))
-            return true;
-    return false;
-}
-
 extern int ir_callee_function(const Ir *ir, const IrFunction *f, ValueId callee);
 
 /* The loop around a call of function fi, in another function: *where is
@@ -151,7 +131,7 @@ static bool epoch_loop(const Analysis *an, uint32_t origin, EpochLoop *out)
         const IrFunction *f = &an->ir->funcs.v[fi];
         for (uint32_t i = 1; i < f->values.n; i++) {
             const IrValue *v = &f->values.v[i];
-            if (v->op != IR_ITER_NEXT || !v->nargs || !draws_from(an, f, v->args[0], origin, 0))
+            if (v->op != IR_ITER_NEXT || !v->nargs || !an_draws_from(an, f, v->args[0], origin))
                 continue;
             BlockId h = f->blocks.v[v->block].loop_header;
             if (!h || !(an_loop_effects(an, f, h) & EFF_BACKWARD))
