@@ -5,7 +5,9 @@
 # and the precision (real / (real + false)); against the known bugs (the real
 # verdicts and the bugs found by hand in missed.tsv), the recall. A finding
 # with no verdict is listed: it needs one. A missed bug that pfc now reports
-# is listed too: its row moves to verdicts.tsv.
+# is listed too: its row moves to verdicts.tsv. A notebook finding
+# (path.ipynb:cell N:LINE:COL) is keyed with the line field cellN:LINE;
+# only its TG codes are scored (a cell Python cannot parse, E999, is not).
 set -u
 cd "$(dirname "$0")"
 PFC=${PFC:-../../build/pfc}
@@ -23,7 +25,8 @@ grep -v '^#' manifest.txt | while read -r repo commit sub; do
     [ -d "$dir" ] || { echo "missing: $dir" >&2; continue; }
     echo "$repo" >> "$linted"
     "$PFC" lint --no-cache --output-format concise "$dir" 2>/dev/null |
-        sed -n "s|^$CORPUS/\([^+]*\)+\([^:]*\):\([0-9]*\):[0-9]*: \([A-Z0-9]*\) .*|\1/\2\t\3\t\4|p"
+        sed -n -e "s|^$CORPUS/\([^+]*\)+\([^:]*\):\([0-9]*\):[0-9]*: \([A-Z0-9]*\) .*|\1/\2\t\3\t\4|p" \
+            -e "s|^$CORPUS/\([^+]*\)+\([^:]*\.ipynb\):cell \([0-9]*\):\([0-9]*\):[0-9]*: \(TG[0-9]*\) .*|\1/\2\tcell\3:\4\t\5|p"
 done > "$found"
 missed=missed.tsv
 [ -f "$missed" ] || missed=/dev/null
