@@ -70,7 +70,9 @@ static void *run(void *arg)
 {
     Progress *p = arg;
     pthread_mutex_lock(&p->lock);
-    if (!wait_or_stop(p, p->after_ms))
+    /* a run asked to show progress at once (after_ms 0) shows it even when it
+     * ends before this thread first runs: the draw does not race the stop */
+    if (!wait_or_stop(p, p->after_ms) || p->after_ms == 0)
         do
             draw(p);
         while (!wait_or_stop(p, REDRAW_MS));
