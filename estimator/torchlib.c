@@ -2362,13 +2362,14 @@ static AVal *index_method(Interp *in, AVal *x, const char *name, Args *a)
     return NULL;
 }
 
-/* Methods that answer a question about the tensor rather than make one. */
+/* Methods that answer a question about the tensor rather than make one
+ * (item and tolist are conversions: conversion_method answers them). */
 static bool is_query_method(const char *name)
 {
     static const char *const queries[] = {
         "is_contiguous", "is_floating_point", "is_complex", "get_device", "element_size",
         "data_ptr", "stride", "storage_offset", "numpy", "register_hook", "nelement", "any", "all",
-        "equal", "allclose", "nonzero", "unique", "bincount", "tolist", "item", "untyped_storage",
+        "equal", "allclose", "nonzero", "unique", "bincount", "untyped_storage",
     };
     for (size_t i = 0; i < sizeof queries / sizeof queries[0]; i++)
         if (eq(name, queries[i]))
