@@ -1,6 +1,6 @@
 /* Internals shared by the interpreter's core (interp.c: Python semantics,
- * frames, control flow) and its library (torchlib.c: torch, torch.nn,
- * torch.nn.functional, tensor methods, data loading). */
+ * frames, control flow) and its library (torchlib.h: torch, torch.nn,
+ * torch.nn.functional, tensor methods, data loading, builtins, frameworks). */
 #ifndef PFC_INTERP_INT_H
 #define PFC_INTERP_INT_H
 #include "interp.h"
@@ -78,7 +78,7 @@ void interp_lost_here(Interp *in, const char *what);
 void for_each_call_on(Interp *in, const char *name, const Obj *obj,
                       void (*fn)(Interp *in, void *ctx, Args *a), void *ctx);
 
-/* library (torchlib.c) */
+/* library (torchlib*.c; the dispatch is in torchlib.c) */
 AVal *lib_call(Interp *in, const char *qual, Args *a);
 AVal *method_call(Interp *in, AVal *recv, const char *name, Args *a);
 AVal *attr_of_value(Interp *in, AVal *base, const char *name);

@@ -1,0 +1,83 @@
+/* The interpreter's library, internal to estimator/torchlib*.c: what torch,
+ * torch.nn, torch.nn.functional, tensor methods, torch.utils.data, Python's
+ * builtins and the training frameworks do to abstract values. Tensor ops go
+ * through the trace (trace.c), which knows what autograd saves. One file per
+ * group, as PyTorch groups them; the entry points (lib_call, method_call,
+ * attr_of_value, tensor_binop, ...) are declared in interp_int.h. */
+#ifndef PFC_ESTIMATOR_TORCHLIB_H
+#define PFC_ESTIMATOR_TORCHLIB_H
+#include "checked.h"
+#include "interp_int.h"
+#include <string.h>
+
+static inline bool eq(const char *a, const char *b) { return a && strcmp(a, b) == 0; }
+static inline AVal *arg(const Args *a, int pos, const char *kw) { return args_get(a, pos, kw); }
+static inline AVal *tensor_result(Interp *in, TId t) { return t ? av_tensor_of(in, t) : av_unknown(in); }
+
+/* torchlib.c */
+bool ends(const char *s, const char *suffix);
+const char *leaf(const char *q);
+bool int_arg(const Args *a, int pos, const char *kw, int64_t *out);
+int64_t int_or(const Args *a, int pos, const char *kw, int64_t dflt);
+void refuse(Interp *in, const char *why);
+int64_t size_arg(Interp *in, const Args *a, int pos, const char *kw, int64_t dflt, const char *module);
+int64_t count_arg(Interp *in, const Args *a, int pos, const char *kw, int64_t dflt, const char *module);
+double num_or(const Args *a, int pos, const char *kw, double dflt);
+bool bool_or(const Args *a, int pos, const char *kw, bool dflt);
+bool dtype_of(const AVal *v, DType *out);
+bool device_is_gpu(const AVal *v);
+AVal *copy_shaped(Interp *in, AVal *x, int nd, const int64_t *dim);
+AVal *assumed_op(Interp *in, AVal *x, const char *what);
+int shape_args(const Args *a, int from, int64_t *dim);
+AVal *shape_value(Interp *in, const AVal *x);
+uint64_t numel_of(const AVal *x);
+AVal *reshape(Interp *in, AVal *x, int nd, int64_t *dim, bool copy_ok);
+AVal *same_shape(Interp *in, AVal *x, TId t, bool transposed);
+int norm_dim(const AVal *x, int64_t d);
+void layout(const AVal *x, uint8_t *p);
+void set_layout(AVal *r, const uint8_t *p, int nd);
+bool matmul_needs_copy(const AVal *x);
+AVal *transpose(Interp *in, AVal *x, int64_t d0, int64_t d1);
+AVal *insert_dim(Interp *in, AVal *x, int at, int64_t size);
+AVal *new_tensor_value(Interp *in, DType dt, int nd, int64_t *dim, bool gpu);
+
+/* torchlib_torch.c */
+AVal *torch_call(Interp *in, const char *f, Args *a);
+
+/* torchlib_nn.c */
+AVal *nn_module(Interp *in, const char *name, Args *a);
+AVal *module_method(Interp *in, AVal *self, const char *name, Args *a);
+AVal *module_attr(Interp *in, AVal *base, const char *name);
+
+/* torchlib_functional.c */
+AVal *act(Interp *in, AVal *x, Act kind, bool inplace);
+AVal *cross_entropy(Interp *in, AVal *logits, AVal *target);
+AVal *nll_loss(Interp *in, AVal *logp, AVal *target);
+AVal *functional(Interp *in, const char *name, Args *a);
+
+/* torchlib_tensor.c */
+AVal *tensor_method(Interp *in, AVal *x, const char *name, Args *a);
+AVal *param_method(Interp *in, AVal *p, const char *name, Args *a);
+AVal *tensor_attr(Interp *in, AVal *base, const char *name);
+AVal *param_attr(Interp *in, AVal *p, const char *name);
+
+/* torchlib_builtins.c */
+AVal *builtin(Interp *in, const char *name, Args *a);
+AVal *math_call(Interp *in, const char *f, Args *a);
+AVal *argparse_method(Interp *in, Obj *parser, const char *name, Args *a);
+AVal *seq_method(Interp *in, AVal *recv, const char *name, Args *a);
+AVal *dict_method(Interp *in, AVal *recv, const char *name, Args *a);
+
+/* torchlib_data.c */
+AVal *data_loader(Interp *in, Args *a);
+AVal *data_call(Interp *in, const char *q, Args *a);
+
+/* torchlib_frameworks.c */
+AVal *library_model(Interp *in, const char *q, Args *a);
+AVal *runtime_call(Interp *in, const char *q, Args *a);
+AVal *wrapper_call(Interp *in, const char *q, Args *a);
+AVal *config_call(Interp *in, const char *q, Args *a);
+AVal *trainer_step(Interp *in, Obj *trainer);
+AVal *accelerator_method(Interp *in, Obj *acc, const char *name, Args *a);
+
+#endif
