@@ -320,20 +320,28 @@ static BlockId outermost_loop(const IrFunction *f, BlockId b)
     return out;
 }
 
-/* What backward() runs on: `x.backward()`, or accelerator.backward(x) /
- * engine.backward(x) (a receiver that is no tensor); 0 if neither. */
-static ValueId backward_operand(const Analysis *an, const IrFunction *f, const IrValue *v)
+/* Is v a backward() call: `x.backward()`, or `accelerator.backward(x)`,
+ * `engine.backward(x)`, `torch.autograd.backward(xs)`,
+ * `dist_autograd.backward(ctx, [x])` (a receiver that is no tensor: then
+ * what it runs on is among the arguments)? */
+static bool backward_call(const Analysis *an, const IrFunction *f, const IrValue *v, bool *on_args)
 {
     ValueId recv;
     if (!an_method_call(f, v, an->n_backward, &recv))
-        return 0;
+        return false;
     const IrValue *r = &f->values.v[ir_resolve(f, recv)];
-    bool engine = (r->roles & ROLE_MODEL) ||
-                  (r->op == IR_CALL && r->nargs &&
-                   an_qual_prefix(an, f->values.v[r->args[0]].qual, "accelerate."));
-    if (engine)
-        return v->nargs >= 2 && !(v->kwnames && v->kwnames[1]) ? v->args[1] : 0;
-    return recv;
+    *on_args = r->qual || (r->roles & ROLE_MODEL) ||
+               (r->op == IR_CALL && r->nargs &&
+                an_qual_prefix(an, f->values.v[r->args[0]].qual, "accelerate."));
+    return true;
+}
+
+static uint8_t backward_taint(Taint *T, const IrValue *v, bool on_args)
+{
+    if (!on_args)
+        return taint_of(T, T->f->values.v[v->args[0]].args[0]);
+    uint8_t k = args_taint(T, v, 1);
+    return v->nargs > 1 ? k : T_ALL;   /* engine.backward() with nothing pfc sees */
 }
 
 static void check_function(RuleCtx *c, const IrFunction *f, uint8_t *summary)
@@ -343,13 +351,13 @@ static void check_function(RuleCtx *c, const IrFunction *f, uint8_t *summary)
     Taint T = {0};
     for (uint32_t i = 1; i < f->values.n; i++) {
         const IrValue *v = &f->values.v[i];
-        ValueId x = backward_operand(an, f, v);
-        BlockId h = x ? outermost_loop(f, v->block) : 0;
+        bool on_args = false;
+        BlockId h = backward_call(an, f, v, &on_args) ? outermost_loop(f, v->block) : 0;
         if (!h || !draws_batches(an, f, f->blocks.v[v->block].loop_header, h))
             continue;
         if (h != done)
             T = taint_new(an, c->A, f, h, summary, 0), done = h;
-        if (taint_of(&T, x))
+        if (backward_taint(&T, v, on_args))
             continue;
         rule_report(c, v->node, SEV_NOTE,
                     "backward() runs on a value that depends on nothing this loop draws: "
