@@ -15,9 +15,11 @@ typedef struct Scan {
     uint8_t *role;     /* per function, for the class being scanned: ROLE_* below */
     ModClass *mc;
     uint32_t cap;
+    uint32_t trained_cap;   /* of mc->trained */
 } Scan;
 
-enum { FN_INIT = 1, FN_FORWARD = 2, FN_OTHER = 4 };
+enum { FN_INIT = 1, FN_FORWARD = 2, FN_OTHER = 4,
+       FN_FORWARD_GRAD = 8 /* ...reached from forward on a path with grad enabled */ };
 
 static const IrValue *val(const IrFunction *f, ValueId v) { return &f->values.v[v]; }
 
@@ -411,6 +413,24 @@ static void init_uses(Scan *s, int fi, uint32_t *tag)
     }
 }
 
+/* forward's reach reads self.<name> with grad enabled: its parameters train. */
+static void note_trained(Scan *s, uint32_t name)
+{
+    ModClass *mc = s->mc;
+    for (uint32_t i = 0; i < mc->ntrained; i++)
+        if (mc->trained[i] == name)
+            return;
+    if (mc->ntrained == s->trained_cap) {
+        uint32_t cap = s->trained_cap ? 2 * s->trained_cap : 8;
+        uint32_t *grown = arena_alloc(s->A, cap * sizeof *grown);
+        if (mc->ntrained)
+            memcpy(grown, mc->trained, mc->ntrained * sizeof *grown);
+        mc->trained = grown;
+        s->trained_cap = cap;
+    }
+    mc->trained[mc->ntrained++] = name;
+}
+
 /* Reads of self's attributes in function fi, which plays `role` for the class. */
 static void scan_uses(Scan *s, int fi, uint8_t role)
 {
@@ -425,6 +445,8 @@ static void scan_uses(Scan *s, int fi, uint8_t role)
                 s->mc->escapes = true;
             if (is_method_name(s, s->mc->cls, v->name))
                 continue;
+            if (role & FN_FORWARD_GRAD && v->grad != GRAD_DISABLED)
+                note_trained(s, v->name);
             tag[i] = v->name;
             if (role != FN_INIT)
                 mark_use(s, v->name, flag);
@@ -478,10 +500,10 @@ static void assign_roles(Scan *s)
     if (s->mc->init >= 0)
         s->role[s->mc->init] = FN_INIT;
     if (s->mc->forward >= 0)
-        s->role[s->mc->forward] |= FN_FORWARD;
+        s->role[s->mc->forward] |= FN_FORWARD | FN_FORWARD_GRAD;
     int call = method_named(s, cls, "__call__");
     if (call >= 0)
-        s->role[call] |= FN_FORWARD;
+        s->role[call] |= FN_FORWARD | FN_FORWARD_GRAD;
     for (bool changed = true; changed;) {
         changed = false;
         for (uint32_t fi = 0; fi < ir->funcs.n; fi++) {
@@ -497,8 +519,9 @@ static void assign_roles(Scan *s)
                 continue;
             for (uint32_t i = 1; i < f->values.n; i++) {
                 int m = self_method(s, (int)fi, val(f, i));
-                if (m >= 0 && (s->role[m] | r) != s->role[m])
-                    s->role[m] |= r, changed = true;
+                uint8_t give = val(f, i)->grad == GRAD_DISABLED ? r & ~FN_FORWARD_GRAD : r;
+                if (m >= 0 && (s->role[m] | give) != s->role[m])
+                    s->role[m] |= give, changed = true;
             }
         }
     }
@@ -524,6 +547,7 @@ static void scan_class(Scan *s, int cls)
     s->mc->init = method_named(s, cls, "__init__");
     s->mc->forward = method_named(s, cls, "forward");
     s->cap = 0;
+    s->trained_cap = 0;
     if (s->mc->forward >= 0 && abstract_forward(s->ir, s->mc->forward))
         s->mc->escapes = true;
     assign_roles(s);
@@ -612,7 +636,7 @@ void ir_modules(const Ir *ir, Arena *A, ModuleFacts *out)
         n += ir->classes.v[k].is_module;
     if (!n)
         return;
-    Scan s = {ir, ir->syn, A, NULL, NULL, NULL, 0};
+    Scan s = {ir, ir->syn, A, NULL, NULL, NULL, 0, 0};
     s.owner = arena_alloc(A, ir->funcs.n * sizeof *s.owner);
     s.role = arena_alloc(A, ir->funcs.n);
     for (uint32_t fi = 0; fi < ir->funcs.n; fi++)
@@ -631,6 +655,19 @@ void ir_modules(const Ir *ir, Arena *A, ModuleFacts *out)
             if (!(s.mc->attrs[i].flags & (MA_IN_FORWARD | MA_ELSEWHERE)) && !s.mc->escapes)
                 outside_uses(&s, &s.mc->attrs[i]);
     }
+}
+
+bool ir_forward_trains(const ModuleFacts *mf, int cls, uint32_t attr)
+{
+    for (uint32_t k = 0; k < mf->n; k++) {
+        if (mf->v[k].cls != cls)
+            continue;
+        for (uint32_t i = 0; i < mf->v[k].ntrained; i++)
+            if (mf->v[k].trained[i] == attr)
+                return true;
+        return false;
+    }
+    return false;
 }
 
 /* ---- functional dropout --------------------------------------------------------------- */

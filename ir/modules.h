@@ -37,6 +37,8 @@ typedef struct ModClass {
                             library's top-level model may be read by any importer */
     uint32_t nattrs;
     ModAttr *attrs;
+    uint32_t ntrained;   /* names of self attributes forward's reach reads with grad enabled */
+    uint32_t *trained;   /* (registered or not; not methods), sorted by first read */
 } ModClass;
 
 typedef struct ModuleFacts {
@@ -46,6 +48,13 @@ typedef struct ModuleFacts {
 
 /* Computes the facts of every in-file module class; memory from A. */
 void ir_modules(const Ir *ir, Arena *A, ModuleFacts *out);
+
+/* Does the forward of in-file module class cls (index in Ir.classes) read
+ * self.<attr> with grad enabled, by name, directly or through the methods and
+ * nested functions it reaches? Reads under torch.no_grad(), and everything a
+ * method reached only from no_grad code reads, do not train. An attribute
+ * reached only by getattr with a computed name is not proven. */
+bool ir_forward_trains(const ModuleFacts *mf, int cls, uint32_t attr);
 
 /* How a functional dropout call is told the mode: not a dropout call, an
  * explicit `training=` (keyword or third positional), left at the default

@@ -700,49 +700,12 @@ bool params_module_has_parameters(const Ir *ir, const IrFunction *f, const IrVal
     return !intern_has_prefix(&ir->syn->names, q, "torch.");   /* a library model */
 }
 
-/* ---- what a class's forward reaches -------------------------------------------------- */
-
-static int class_method(const Ir *ir, uint32_t cls1, uint32_t name, const char *text)
-{
-    const IrClass *k = &ir->classes.v[cls1 - 1];
-    for (uint32_t m = 0; m < k->methods.n; m++) {
-        uint32_t n = ir->funcs.v[k->methods.v[m]].name;
-        if (n && (text ? intern_is(&ir->syn->names, n, text) : n == name))
-            return k->methods.v[m];
-    }
-    return -1;
-}
+/* ---- what a class's methods store -------------------------------------------------- */
 
 static bool is_self(const IrFunction *g, ValueId x)
 {
     const IrValue *p = val(g, ir_resolve(g, x));
     return p->op == IR_PARAM && p->index == 0;
-}
-
-/* TODO(merge): answer from ir/modules.c */
-static bool reaches(const Ir *ir, uint32_t cls1, int fi, uint32_t attr, uint64_t *seen)
-{
-    if (fi < 0 || fi >= 64 * 4 || (seen[fi / 64] >> (fi % 64) & 1))
-        return false;
-    seen[fi / 64] |= 1ull << (fi % 64);
-    const IrFunction *g = &ir->funcs.v[fi];
-    for (uint32_t i = 1; i < g->values.n; i++) {
-        const IrValue *v = val(g, i);
-        if (v->op != IR_ATTR || !v->nargs || !is_self(g, v->args[0]))
-            continue;
-        if (v->name == attr && v->grad != GRAD_DISABLED)
-            return true;
-        if (reaches(ir, cls1, class_method(ir, cls1, v->name, NULL), attr, seen))
-            return true;
-    }
-    return false;
-}
-
-bool params_forward_reaches(const Ir *ir, uint32_t cls1, uint32_t attr)
-{
-    uint64_t seen[4] = {0};
-    int fi = class_method(ir, cls1, 0, "forward");
-    return fi >= 0 && reaches(ir, cls1, fi, attr, seen);
 }
 
 /* `self.<attr>.<x> = ...` in a method: a tied or patched layer. */

@@ -97,10 +97,6 @@ bool params_any_unknown(const ParamFacts *P);
  * layer that has weights, an in-file module, a library model? */
 bool params_module_has_parameters(const Ir *ir, const IrFunction *f, const IrValue *v);
 
-/* Does the forward of in-file class cls1 (1-based) reach self.<attr> with
- * grad enabled, by name, directly or through the methods it calls? An
- * attribute reached only by getattr with a computed name is not proven. */
-bool params_forward_reaches(const Ir *ir, uint32_t cls1, uint32_t attr);
 /* Does in-file class cls1 register self.<attr> in a method? */
 bool params_class_registers(const Ir *ir, uint32_t cls1, uint32_t attr);
 /* Does a method store into self.<attr>.<x> (a tied weight, a patched layer)? */

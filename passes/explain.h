@@ -536,6 +536,37 @@
     "\n" \
     "Reference: https://pytorch.org/docs/stable/notes/autograd.html\n"
 
+#define EXPLAIN_tg303 \
+    "What: inside a training loop that draws batches (a DataLoader, next(it)), the value\n" \
+    "backward() runs on depends on nothing the iteration draws: it is computed from tensors\n" \
+    "made before the loop (a cached batch, the full dataset under a near-miss name), from\n" \
+    "state a helper reads from self, or from the previous iteration's detached result.\n" \
+    "\n" \
+    "Why it is silent: the loss is a real, attached loss on real data, so backward() and\n" \
+    "optimizer.step() work and the loss goes down; the batches the loop loads are simply\n" \
+    "never used.\n" \
+    "\n" \
+    "Cost: the model fits the same few samples for the whole run (training loss near zero,\n" \
+    "validation no better than chance), and the data loading is wasted work.\n" \
+    "\n" \
+    "Fix: compute the loss from this iteration's batch (`out = model(xb)` for the `xb` the\n" \
+    "loop unpacks, not a variable of the same meaning from before the loop).\n" \
+    "\n" \
+    "Quiet when: the loop draws nothing (full-batch training over range()), the loss depends\n" \
+    "on anything drawn in the iteration (noise from torch.randn in a GAN generator step, a\n" \
+    "batch size, a batch reached through a helper, a tuple or next()), or on a call pfc\n" \
+    "cannot read (it may draw). Off by default: deliberate overfitting on one batch is a\n" \
+    "common sanity check; select it with `--select TG303` or `extend-select`.\n" \
+    "\n" \
+    "Example:\n" \
+    "    for xb, yb in loader:\n" \
+    "        loss = criterion(model(x), y)\n" \
+    "        loss.backward()\n" \
+    "Fix:\n" \
+    "        loss = criterion(model(xb), yb)\n" \
+    "\n" \
+    "Reference: https://pytorch.org/tutorials/beginner/basics/optimization_tutorial.html\n"
+
 #define EXPLAIN_tg305 \
     "What: torch.nn.functional.dropout (dropout2d, alpha_dropout, ...) is called in model\n" \
     "code (forward and what it calls) without a `training=` argument.\n" \

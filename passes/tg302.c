@@ -81,7 +81,7 @@ static uint32_t left_out_part(const RuleCtx *c, const ParamFacts *P, uint32_t si
             const IrValue *x = &g->values.v[ir_resolve(g, v->args[1])];
             if (!(x->roles & ROLE_MODEL) || !params_module_has_parameters(c->ir, g, x) ||
                 params_held(P, site, v->name) || params_class_patches(c->ir, cls1, v->name) ||
-                !params_forward_reaches(c->ir, cls1, v->name))
+                !ir_forward_trains(&c->an->modules, (int)cls1 - 1, v->name))
                 continue;
             return v->name;
         }
@@ -165,7 +165,8 @@ static void check_new_attribute(RuleCtx *c, const ParamFacts *P, const ModelEven
     for (uint32_t s = 0; o && s < o->nsrc; s++)
         takes |= o->src[s].site == e->site;
     if (takes && (trained(c, e->site, e->part) ||
-                  (params_forward_reaches(c->ir, model->cls, e->part) && trained(c, e->site, 0))))
+                  (ir_forward_trains(&c->an->modules, (int)model->cls - 1, e->part) &&
+                   trained(c, e->site, 0))))
         report_late(c, e->node);
 }
 

@@ -24,7 +24,8 @@ grep -v '^#' manifest.txt | while read -r repo commit sub; do
     dir="$CORPUS/${repo/\//+}${sub:+/$sub}"
     [ -d "$dir" ] || { echo "missing: $dir" >&2; continue; }
     echo "$repo" >> "$linted"
-    "$PFC" lint --no-cache --output-format concise "$dir" 2>/dev/null |
+    # shellcheck disable=SC2086 # PFC_LINT_ARGS is a list of options (e.g. --extend-select TG303)
+    "$PFC" lint --no-cache --output-format concise ${PFC_LINT_ARGS:-} "$dir" 2>/dev/null |
         sed -n -e "s|^$CORPUS/\([^+]*\)+\([^:]*\):\([0-9]*\):[0-9]*: \([A-Z0-9]*\) .*|\1/\2\t\3\t\4|p" \
             -e "s|^$CORPUS/\([^+]*\)+\([^:]*\.ipynb\):cell \([0-9]*\):\([0-9]*\):[0-9]*: \(TG[0-9]*\) .*|\1/\2\tcell\3:\4\t\5|p"
 done > "$found"
