@@ -180,10 +180,6 @@ void rule_tg006(RuleCtx *c)
                 h = f->blocks.v[h].loop_parent;
             if (!h)
                 continue;
-            /* a helper that switches back itself, or a train() on the way to
-             * the next backward() (this iteration's or the next one's) */
-            if ((an_value_effects(an, f, i) & EFF_TRAIN) || !an_backward_before_train(an, c->A, f, i))
-                continue;
             const IrFunction *g = f;
             ValueId at = i, recv = 0;
             if (!an_method_call(f, v, an->n_eval, &recv)) {
@@ -192,9 +188,15 @@ void rule_tg006(RuleCtx *c)
                     continue;
                 g = &c->ir->funcs.v[callee];
             }
+            ValueId obj = eval_object(f, v, g, recv);
+            /* a helper that switches that model back itself, or a train() of
+             * it on the way to the next backward() (this iteration's or the
+             * next one's) */
+            if ((g != f && an_ends_mode(an, f, i, obj)) ||
+                !an_backward_before_train(an, c->A, f, i, obj))
+                continue;
             if (!mode_dependent(c, &g->values.v[recv]))
                 continue;
-            ValueId obj = eval_object(f, v, g, recv);
             if (obj && trained_object(c, f, h, obj) == TRAINED_OTHER)
                 continue;
             const Node *rn = receiver_as_written(c, &g->values.v[at]);
