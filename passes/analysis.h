@@ -77,6 +77,9 @@ uint32_t an_mode_change(const Analysis *an, const IrFunction *f, ValueId id, Val
 /* Does value k put obj (a value of f; 0: any object) back in train mode: a
  * train() of it, or a call whose callee trains it (or an object pfc cannot name)? */
 bool an_ends_mode(const Analysis *an, const IrFunction *f, ValueId k, ValueId obj);
+/* dump-ir's ` objects=...` note: a function's summary, nothing when empty. */
+struct Buf;
+void an_note_object_effects(const Analysis *an, uint32_t fi, struct Buf *out);
 /* May a and b (values of f; 0: unknown) be one object? No only when their
  * allocation sites differ or they are different attributes of one base. */
 bool an_may_alias(const Analysis *an, const IrFunction *f, ValueId a, ValueId b);

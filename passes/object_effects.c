@@ -4,6 +4,7 @@
  * parameter, and the parameters mapped to each call's arguments, so that a
  * `set_mode(m)` helper applies to the object each call site passes. */
 #include "analysis.h"
+#include "../base/buf.h"
 #include <string.h>
 
 extern int ir_callee_function(const Ir *ir, const IrFunction *f, ValueId callee);
@@ -186,14 +187,16 @@ static int callee_of(const Analysis *an, const IrFunction *f, const IrValue *v)
     return v->op == IR_CALL && v->nargs ? ir_callee_function(an->ir, f, v->args[0]) : -1;
 }
 
-static bool summarise(Analysis *an, uint32_t fi)
+/* One round over function fi; its own effects do not change, so only the
+ * first round reads them. */
+static bool summarise(Analysis *an, uint32_t fi, bool first)
 {
     const IrFunction *f = &an->ir->funcs.v[fi];
     ModeSummary *s = &an->modes[fi];
     bool changed = false;
     for (uint32_t i = 1; i < f->values.n; i++) {
         ValueId obj = 0;
-        uint32_t e = own_object_effect(an, f, i, &obj);
+        uint32_t e = first ? own_object_effect(an, f, i, &obj) : 0;
         if (e)
             changed |= summary_add_value(an, s, f, (uint8_t)e, obj);
         int g = callee_of(an, f, &f->values.v[i]);
@@ -211,7 +214,7 @@ void an_compute_object_effects(Analysis *an)
     for (int round = 0; round < 20; round++) {
         bool changed = false;
         for (uint32_t fi = 0; fi < ir->funcs.n; fi++)
-            changed |= summarise(an, fi);
+            changed |= summarise(an, fi, round == 0);
         if (!changed)
             break;
     }
@@ -248,4 +251,24 @@ bool an_ends_mode(const Analysis *an, const IrFunction *f, ValueId k, ValueId ob
         if (s->v[i].effect == EFF_TRAIN && target_is(an, f, k, (uint32_t)fi, &s->v[i], obj))
             return true;
     return false;
+}
+
+/* dump-ir: ` objects=eval(fn0%6),train(p0),step(any)`, nothing when empty. */
+void an_note_object_effects(const Analysis *an, uint32_t fi, Buf *out)
+{
+    const ModeSummary *s = &an->modes[fi];
+    const char *sep = " objects=";
+    for (uint32_t i = 0; i < s->n; i++, sep = ",") {
+        const ModeTarget *t = &s->v[i];
+        if (t->kind == MT_PARAM)
+            buf_printf(out, "%s%s(p%u)", sep, an_effect_name(t->effect), t->id);
+        else
+            buf_printf(out, "%s%s(fn%u%%%u)", sep, an_effect_name(t->effect),
+                       ir_site_function(t->id), ir_site_value(t->id));
+    }
+    for (uint32_t bit = 1; bit <= EFF_ITERATE; bit <<= 1)
+        if (s->any & bit) {
+            buf_printf(out, "%s%s(any)", sep, an_effect_name(bit));
+            sep = ",";
+        }
 }

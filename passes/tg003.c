@@ -298,7 +298,12 @@ static void check_function(RuleCtx *c, const IrFunction *f, uint32_t fe)
     bool trains = fe & (EFF_BACKWARD | EFF_AUTOGRAD);
     bool named = !trains && f->kind == SCOPE_FUNCTION && evaluation_name(c->S, f->name);
     EvalRegions er = {0};
-    find_evals(c, f, &er);
+    const ModeSummary *ms = &an->modes[f - c->ir->funcs.v];
+    bool evals = ms->any & EFF_EVAL;   /* the summary names every eval() the function makes */
+    for (uint32_t k = 0; k < ms->n && !evals; k++)
+        evals = ms->v[k].effect == EFF_EVAL;
+    if (evals)
+        find_evals(c, f, &er);
     if (er.n)
         solve_modes(c, f, &er);
     uint8_t *done_loops = arena_zalloc(c->A, f->blocks.n + 1);
@@ -330,9 +335,8 @@ static void check_function(RuleCtx *c, const IrFunction *f, uint32_t fe)
                    named);
             if (named)
                 return;   /* one finding per region: its fix covers the region */
-            for (uint32_t j = 0; region && j < er.n; j++)
-                if ((state >> j & 1) && an_may_alias(an, f, er.obj[j], called_model(f, v)))
-                    done_regions |= 1u << j;
+            if (region)   /* the evals in force together make one region (one fix) */
+                done_regions |= state;
             if (h)
                 done_loops[h] = 1;
         }
