@@ -68,6 +68,7 @@ static void note_analysis(const void *ctx, int fi, Buf *out)
     }
     if (!eff)
         buf_puts(out, "none");
+    an_note_object_effects(an, (uint32_t)fi, out);
 }
 
 void dump_ir_analysed(Syntax *s, const Ir *ir, const char *only, Buf *out)

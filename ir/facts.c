@@ -873,6 +873,48 @@ static void record_in_file_call(Facts *F, const IrFunction *f, const IrValue *v)
         note_call(F, f, v, fi, callee->op == IR_ATTR || callee->cls ? 1 : 0);
 }
 
+/* The parameter that every return of in-file function fi gives back as
+ * itself (`return m`, `return m.to(device)`), or -1. A call of such a helper
+ * takes the facts of its own argument, not the join over all call sites:
+ * `to_device(model)` stays the model where `to_device(batch)` is called too. */
+static int returned_param(const Facts *F, int fi)
+{
+    const IrFunction *g = &F->ir->funcs.v[fi];
+    int p = -1;
+    for (uint32_t i = 0; i < g->returns.n; i++) {
+        const IrValue *r = &g->values.v[g->returns.v[i]];
+        if (!r->nargs)
+            return -1;
+        const IrValue *x = val(g, ir_resolve(g, r->args[0]));
+        for (int guard = 0; guard < 8 && x->op == IR_CALL && x->nargs; guard++) {
+            const IrValue *c = val(g, x->args[0]);
+            if (c->op != IR_ATTR || !c->nargs || !name_in(F->S, c->name, self_returning_methods))
+                break;
+            x = val(g, ir_resolve(g, c->args[0]));
+        }
+        if (x->op != IR_PARAM || (p >= 0 && (uint32_t)p != x->index))
+            return -1;
+        p = (int)x->index;
+    }
+    return p;
+}
+
+/* The argument call v passes for parameter `slot` of fi (self skipped for
+ * a method), or 0. */
+static ValueId argument_for(const IrValue *v, const IrFunction *g,
+                            uint32_t skip_self, uint32_t slot)
+{
+    if (slot < skip_self || slot >= g->params.n)
+        return 0;
+    uint32_t pos = skip_self, pname = g->values.v[g->params.v[slot]].name;
+    for (uint32_t a = 1; a < v->nargs; a++) {
+        uint32_t kw = v->kwnames ? v->kwnames[a] : 0;
+        if (kw ? kw == pname : pos++ == slot)
+            return v->args[a];
+    }
+    return 0;
+}
+
 static void facts_of_call(Facts *F, const IrFunction *f, IrValue *v)
 {
     const IrValue *callee = val(f, v->args[0]);
@@ -890,6 +932,15 @@ static void facts_of_call(Facts *F, const IrFunction *f, IrValue *v)
     if (fi >= 0) {
         Join j = join_returns(F->ir, fi);
         bool forward = (callee->roles & ROLE_MODEL) || callee->cls;
+        int p = forward ? -1 : returned_param(F, fi);
+        ValueId arg = p >= 0 ? argument_for(v, &F->ir->funcs.v[fi],
+                                            callee->op == IR_ATTR ? 1 : 0, (uint32_t)p)
+                             : 0;
+        if (arg && val(f, arg)->attach != ATT_BOTTOM) {   /* a context per call */
+            same_as(v, val(f, arg));
+            v->roles |= j.roles & ROLE_CUDA;   /* `x.to(device)`: the may-fact of the returns */
+            return;
+        }
         if (j.attach == ATT_BOTTOM && !outside_calls(F) && !forward)
             return;   /* the callee's returns are not known yet */
         join_store(v, &j, true);

@@ -241,6 +241,7 @@ void analysis_init(Analysis *an, Syntax *S, const Ir *ir)
     N(n_grad, "grad") N(n_item, "item") N(n_to, "to") N(n_cuda, "cuda") N(n_forward, "forward")
     N(n_num_workers, "num_workers") N(n_pin_memory, "pin_memory")
     N(n_non_blocking, "non_blocking") N(n_training, "training") N(n_module, "module")
+    N(n_orig_mod, "_orig_mod")
 #undef N
     an->parents = arena_alloc(S->arena, (S->nnodes + 1) * sizeof *an->parents);
     for (uint32_t i = 0; i < S->nnodes; i++)
@@ -250,6 +251,7 @@ void analysis_init(Analysis *an, Syntax *S, const Ir *ir)
             an->parents[kid] = i;
     an->effects = arena_zalloc(S->arena, (ir->funcs.n + 1) * sizeof *an->effects);
     compute_effects(an);
+    an_compute_object_effects(an);
     compute_loop_effects(an);
     compute_callers(an);
     compute_context(an);
@@ -523,6 +525,7 @@ const char *an_effect_name(uint32_t bit)
     case EFF_TRAIN: return "train";
     case EFF_AUTOGRAD: return "autograd";
     case EFF_MODEL_CALL: return "model_call";
+    case EFF_ITERATE: return "iterate";
     }
     return NULL;
 }
@@ -555,23 +558,17 @@ uint32_t an_call_arg_node(const Syntax *S, uint32_t call, uint32_t k)
     return node_kid_id(S, args, k);
 }
 
-/* The region of an eval() ends where the model is put back in train mode:
- * model.train(), or a call whose callee does it (a train_one_epoch helper). */
-static bool ends_region(const Analysis *an, const IrFunction *f, ValueId k)
-{
-    ValueId r;
-    return an_method_call(f, &f->values.v[k], an->n_train, &r) ||
-           (an_value_effects(an, f, k) & EFF_TRAIN);
-}
-
 enum { SCAN_GO_ON, SCAN_REGION_ENDS, SCAN_BACKWARD };
 
-static int scan_block(const Analysis *an, const IrFunction *f, BlockId b, uint32_t from)
+/* The region of an eval() of obj ends where obj is put back in train mode:
+ * obj.train(), or a call whose callee trains it (a train_one_epoch helper). */
+static int scan_block(const Analysis *an, const IrFunction *f, BlockId b, uint32_t from,
+                      ValueId obj)
 {
     const IrBlock *blk = &f->blocks.v[b];
     for (uint32_t p = from; p < blk->values.n; p++) {
         ValueId k = blk->values.v[p];
-        if (ends_region(an, f, k))
+        if (an_ends_mode(an, f, k, obj))
             return SCAN_REGION_ENDS;
         if (an_value_effects(an, f, k) & (EFF_BACKWARD | EFF_AUTOGRAD))
             return SCAN_BACKWARD;
@@ -579,18 +576,19 @@ static int scan_block(const Analysis *an, const IrFunction *f, BlockId b, uint32
     return SCAN_GO_ON;
 }
 
-/* Does the region that starts at the eval() call `at` reach a backward() (or
- * autograd.grad) along the control flow, the next iteration of a loop
- * included, before it ends? Adversarial and attribution code does; the
- * backward() of the next epoch, after model.train(), does not count. */
-bool an_backward_before_train(const Analysis *an, Arena *A, const IrFunction *f, ValueId at)
+/* Does the region that starts at the eval() call `at` (of obj) reach a
+ * backward() (or autograd.grad) along the control flow, the next iteration
+ * of a loop included, before it ends? Adversarial and attribution code does;
+ * the backward() of the next epoch, after model.train(), does not count. */
+bool an_backward_before_train(const Analysis *an, Arena *A, const IrFunction *f, ValueId at,
+                              ValueId obj)
 {
     BlockId b0 = f->values.v[at].block;
     const IrBlock *blk = &f->blocks.v[b0];
     uint32_t pos = 0;
     while (pos < blk->values.n && blk->values.v[pos] != at)
         pos++;
-    int r = scan_block(an, f, b0, pos + 1);
+    int r = scan_block(an, f, b0, pos + 1, obj);
     if (r != SCAN_GO_ON)
         return r == SCAN_BACKWARD;
     uint8_t *seen = arena_zalloc(A, f->blocks.n + 1);
@@ -600,7 +598,7 @@ bool an_backward_before_train(const Analysis *an, Arena *A, const IrFunction *f,
         stack[n++] = blk->succs.v[s], seen[blk->succs.v[s]] = 1;
     while (n) {
         BlockId b = stack[--n];
-        r = scan_block(an, f, b, 0);
+        r = scan_block(an, f, b, 0, obj);
         if (r == SCAN_BACKWARD)
             return true;
         if (r == SCAN_REGION_ENDS)

@@ -13,7 +13,23 @@ enum {
     EFF_TRAIN = 16,       /* model.train() */
     EFF_AUTOGRAD = 32,    /* torch.autograd.grad(...) */
     EFF_MODEL_CALL = 64,  /* runs a model forward */
+    EFF_ITERATE = 128,    /* draws from a loader (in object summaries only) */
 };
+
+/* What a function does to which object (passes/object_effects.c): an effect
+ * on an allocation site, or on a parameter (the argument of each call). */
+enum { MODE_MAX_TARGETS = 8 };
+typedef enum ModeTargetKind { MT_SITE, MT_PARAM } ModeTargetKind;
+typedef struct ModeTarget {
+    uint8_t effect;   /* EFF_EVAL, EFF_TRAIN, EFF_STEP, EFF_ZERO_GRAD or EFF_ITERATE */
+    uint8_t kind;     /* ModeTargetKind */
+    uint32_t id;      /* the site (IrValue.origin) or the parameter's position */
+} ModeTarget;
+typedef struct ModeSummary {
+    uint8_t any;      /* effects on an object no site or parameter names (and past the bound) */
+    uint8_t n;
+    ModeTarget v[MODE_MAX_TARGETS];
+} ModeSummary;
 
 /* How a function is reached: model code runs under its caller's grad mode and
  * mode; unit tests are neither training nor evaluation. */
@@ -27,6 +43,7 @@ typedef struct Analysis {
     Syntax *S;
     const Ir *ir;
     uint32_t *effects;        /* per function */
+    ModeSummary *modes;       /* per function: effects by object, transitive over calls */
     uint32_t **loop_effects;  /* per function, per loop header block */
     uint8_t *called_with_grad;/* per function: some in-file call runs with grad enabled, from
                                  code that itself may run with grad enabled */
@@ -40,7 +57,7 @@ typedef struct Analysis {
     /* interned method names, so that matching is an integer test */
     uint32_t n_append, n_extend, n_appendleft, n_insert, n_add, n_clear, n_backward, n_step,
         n_zero_grad, n_eval, n_train, n_grad, n_item, n_to, n_cuda, n_forward, n_num_workers,
-        n_pin_memory, n_non_blocking, n_training, n_module;
+        n_pin_memory, n_non_blocking, n_training, n_module, n_orig_mod;
 } Analysis;
 
 void analysis_init(Analysis *an, Syntax *S, const Ir *ir);
@@ -49,7 +66,26 @@ void analysis_init(Analysis *an, Syntax *S, const Ir *ir);
  * iterations of loops around it: is a backward() (or autograd.grad) reached
  * before the model is put back in train mode (train(), or a callee that
  * trains)? Scratch memory comes from A. */
-bool an_backward_before_train(const Analysis *an, Arena *A, const IrFunction *f, ValueId at);
+bool an_backward_before_train(const Analysis *an, Arena *A, const IrFunction *f, ValueId at,
+                              ValueId obj);
+
+/* The object summaries: computed by analysis_init. */
+void an_compute_object_effects(Analysis *an);
+/* Is value id an eval() / train() (or a `.training = False/True` store)?
+ * Returns EFF_EVAL, EFF_TRAIN or 0, and the receiver. */
+uint32_t an_mode_change(const Analysis *an, const IrFunction *f, ValueId id, ValueId *recv);
+/* Does value k put obj (a value of f; 0: any object) back in train mode: a
+ * train() of it, or a call whose callee trains it (or an object pfc cannot name)? */
+bool an_ends_mode(const Analysis *an, const IrFunction *f, ValueId k, ValueId obj);
+/* dump-ir's ` objects=...` note: a function's summary, nothing when empty. */
+struct Buf;
+void an_note_object_effects(const Analysis *an, uint32_t fi, struct Buf *out);
+/* May a and b (values of f; 0: unknown) be one object? No only when their
+ * allocation sites differ or they are different attributes of one base. */
+bool an_may_alias(const Analysis *an, const IrFunction *f, ValueId a, ValueId b);
+/* The argument that call `call` of f passes for parameter `slot` of function fi, or 0. */
+ValueId an_call_arg_for_param(const Analysis *an, const IrFunction *f, ValueId call, uint32_t fi,
+                              uint32_t slot);
 
 /* Is every in-file call of function fi made with grad disabled (directly or
  * through callers that run without grad)? */

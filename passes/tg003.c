@@ -206,50 +206,140 @@ static bool model_call(const Analysis *an, const IrFunction *f, ValueId i)
            (an_value_effects(an, f, i) & EFF_MODEL_CALL) && an_runs_model(an, f, v);
 }
 
-/* Which regions of one function were reported: the function as a whole, the
- * current eval() region, each loop (by header block). */
-typedef struct Regions {
-    bool function, eval_region;
-    uint8_t *loops;
-} Regions;
+/* The eval() calls of one function that start a region (their receiver is
+ * a model and the region reaches no backward()), at most 32: bit j of a mode
+ * state is "eval j ran on every path here and its model was not put back in
+ * train mode since". */
+enum { MAX_EVALS = 32 };
+typedef struct EvalRegions {
+    uint32_t n;
+    ValueId at[MAX_EVALS], obj[MAX_EVALS];
+    uint32_t *in;   /* per block: the state on entry */
+} EvalRegions;
+
+static void find_evals(RuleCtx *c, const IrFunction *f, EvalRegions *er)
+{
+    const Analysis *an = c->an;
+    for (uint32_t i = 1; i < f->values.n && er->n < MAX_EVALS; i++) {
+        ValueId r;
+        if (an_mode_change(an, f, i, &r) == EFF_EVAL && (f->values.v[r].roles & ROLE_MODEL) &&
+            !an_backward_before_train(an, c->A, f, i, r))
+            er->at[er->n] = i, er->obj[er->n++] = r;
+    }
+}
+
+/* One value's effect on the state: an eval() sets its bit, a train() of a
+ * model (or of one pfc cannot name) clears the bits of the evals it may undo. */
+static uint32_t mode_step(const Analysis *an, const IrFunction *f, const EvalRegions *er,
+                          ValueId k, uint32_t state)
+{
+    for (uint32_t j = 0; j < er->n; j++) {
+        if (er->at[j] == k)
+            state |= 1u << j;
+        else if ((state >> j & 1) && an_ends_mode(an, f, k, er->obj[j]))
+            state &= ~(1u << j);
+    }
+    return state;
+}
+
+static uint32_t block_out(const Analysis *an, const IrFunction *f, const EvalRegions *er,
+                          BlockId b)
+{
+    uint32_t state = er->in[b];
+    const IrBlock *blk = &f->blocks.v[b];
+    for (uint32_t p = 0; p < blk->values.n; p++)
+        state = mode_step(an, f, er, blk->values.v[p], state);
+    return state;
+}
+
+/* A must-analysis (intersection at joins) from the entry's empty state; the
+ * other blocks start at the top (all set), so loops settle from above. */
+static void solve_modes(RuleCtx *c, const IrFunction *f, EvalRegions *er)
+{
+    er->in = arena_alloc(c->A, (f->blocks.n + 1) * sizeof *er->in);
+    uint32_t top = er->n == 32 ? UINT32_MAX : (1u << er->n) - 1;
+    for (uint32_t b = 0; b < f->blocks.n; b++)
+        er->in[b] = b ? top : 0;
+    for (int round = 0, changed = 1; changed && round < 64; round++) {
+        changed = 0;
+        for (BlockId b = 1; b < f->blocks.n; b++) {
+            const IrBlock *blk = &f->blocks.v[b];
+            uint32_t in = blk->preds.n ? top : 0;
+            for (uint32_t p = 0; p < blk->preds.n; p++)
+                in &= block_out(c->an, f, er, blk->preds.v[p]);
+            if (in != er->in[b])
+                er->in[b] = in, changed = 1;
+        }
+    }
+}
+/* The model a model call runs: the callee, or the receiver of its method. */
+static ValueId called_model(const IrFunction *f, const IrValue *v)
+{
+    const IrValue *callee = &f->values.v[v->args[0]];
+    if (callee->roles & ROLE_MODEL)
+        return v->args[0];
+    return callee->op == IR_ATTR && callee->nargs ? callee->args[0] : 0;
+}
+
+/* The first eval region in force at a call of `model` not reported yet:
+ * 1 + its index, or 0. */
+static uint32_t open_region(const Analysis *an, const IrFunction *f, const EvalRegions *er,
+                            uint32_t state, uint32_t done, ValueId model)
+{
+    for (uint32_t j = 0; j < er->n; j++)
+        if ((state >> j & 1) && !(done >> j & 1) && an_may_alias(an, f, er->obj[j], model))
+            return j + 1;
+    return 0;
+}
 
 static void check_function(RuleCtx *c, const IrFunction *f, uint32_t fe)
 {
     const Analysis *an = c->an;
     bool trains = fe & (EFF_BACKWARD | EFF_AUTOGRAD);
     bool named = !trains && f->kind == SCOPE_FUNCTION && evaluation_name(c->S, f->name);
-    bool eval_mode = false, region_trains = false;
-    Regions done = {false, false, arena_zalloc(c->A, f->blocks.n + 1)};
-    for (uint32_t i = 1; i < f->values.n && !done.function; i++) {
-        const IrValue *v = &f->values.v[i];
-        ValueId r;
-        if (an_method_call(f, v, an->n_eval, &r) && (f->values.v[r].roles & ROLE_MODEL)) {
-            eval_mode = true;
-            region_trains = an_backward_before_train(an, c->A, f, i);
-            done.eval_region = false;
-        } else if (an_method_call(f, v, an->n_train, &r)) {
-            eval_mode = false;
+    EvalRegions er = {0};
+    const ModeSummary *ms = &an->modes[f - c->ir->funcs.v];
+    bool evals = ms->any & EFF_EVAL;   /* the summary names every eval() the function makes */
+    for (uint32_t k = 0; k < ms->n && !evals; k++)
+        evals = ms->v[k].effect == EFF_EVAL;
+    if (evals)
+        find_evals(c, f, &er);
+    if (er.n)
+        solve_modes(c, f, &er);
+    uint8_t *done_loops = arena_zalloc(c->A, f->blocks.n + 1);
+    uint32_t done_regions = 0;
+    for (BlockId b = 0; b < f->blocks.n; b++) {
+        const IrBlock *blk = &f->blocks.v[b];
+        uint32_t state = er.n ? er.in[b] : 0;
+        for (uint32_t p = 0; p < blk->values.n; p++) {
+            ValueId i = blk->values.v[p];
+            const IrValue *v = &f->values.v[i];
+            if (er.n)
+                state = mode_step(an, f, &er, i, state);
+            if (!model_call(an, f, i))
+                continue;
+            BlockId h = blk->loop_header;
+            /* a loop over time steps or micro-batches whose outputs reach a
+             * backward() after it trains */
+            bool eval_loop = h && !done_loops[h] && iterates_data(an, f, h) &&
+                             !(an_loop_effects(an, f, h) & (EFF_BACKWARD | EFF_AUTOGRAD)) &&
+                             !graph_backpropagated(c, f, i);
+            uint32_t region = state ? open_region(an, f, &er, state, done_regions,
+                                                  called_model(f, v))
+                                    : 0;
+            if (!named && !region && !eval_loop)
+                continue;
+            report(c, f, v,
+                   named ? "in an evaluation function"
+                   : region ? "after model.eval()" : "in a loop that never calls backward()",
+                   named);
+            if (named)
+                return;   /* one finding per region: its fix covers the region */
+            if (region)   /* the evals in force together make one region (one fix) */
+                done_regions |= state;
+            if (h)
+                done_loops[h] = 1;
         }
-        if (!model_call(an, f, i))
-            continue;
-        BlockId h = f->blocks.v[v->block].loop_header;
-        /* a loop over time steps or micro-batches whose outputs reach a
-         * backward() after it trains */
-        bool eval_loop = h && !done.loops[h] && iterates_data(an, f, h) &&
-                         !(an_loop_effects(an, f, h) & (EFF_BACKWARD | EFF_AUTOGRAD)) &&
-                         !graph_backpropagated(c, f, i);
-        bool eval_region = eval_mode && !region_trains && !done.eval_region;
-        if (!named && !eval_region && !eval_loop)
-            continue;
-        report(c, f, v,
-               named ? "in an evaluation function"
-               : eval_region ? "after model.eval()" : "in a loop that never calls backward()",
-               named);
-        /* one finding per region: its fix covers the region */
-        done.function = named;
-        done.eval_region |= eval_region;
-        if (h)
-            done.loops[h] = 1;
     }
 }
 

@@ -35,15 +35,24 @@ static bool mode_dependent(const RuleCtx *c, const IrValue *model)
     return false;
 }
 
-/* The eval() call inside function g (a helper called from the loop), if any. */
-static bool find_eval(const Analysis *an, const IrFunction *g, ValueId *at, ValueId *recv)
+/* The eval() call inside function g (a helper called at `call` of f) of a
+ * model: one g's facts call a model, or a parameter for which this call
+ * passes one (another call site may pass something else: the join of
+ * them does not decide here). */
+static bool find_eval(const Analysis *an, const IrFunction *f, ValueId call, uint32_t gi,
+                      ValueId *at, ValueId *recv)
 {
-    for (uint32_t i = 1; i < g->values.n; i++)
-        if (an_method_call(g, &g->values.v[i], an->n_eval, recv) &&
-            (g->values.v[*recv].roles & ROLE_MODEL)) {
+    const IrFunction *g = &an->ir->funcs.v[gi];
+    for (uint32_t i = 1; i < g->values.n; i++) {
+        if (!an_method_call(g, &g->values.v[i], an->n_eval, recv))
+            continue;
+        const IrValue *r = &g->values.v[ir_resolve(g, *recv)];
+        ValueId arg = r->op == IR_PARAM ? an_call_arg_for_param(an, f, call, gi, r->index) : 0;
+        if ((r->roles & ROLE_MODEL) || (arg && (f->values.v[arg].roles & ROLE_MODEL))) {
             *at = i;
             return true;
         }
+    }
     return false;
 }
 
@@ -153,16 +162,14 @@ static int trained_object(RuleCtx *c, const IrFunction *f, BlockId h, ValueId ob
 
 /* The object put in eval mode, as a value of f: the receiver of a direct
  * eval(), or the argument passed for the helper's parameter; 0 if unknown. */
-static ValueId eval_object(const IrFunction *f, const IrValue *call, const IrFunction *g,
+static ValueId eval_object(const Analysis *an, const IrFunction *f, ValueId call, uint32_t gi,
                            ValueId recv)
 {
+    const IrFunction *g = &an->ir->funcs.v[gi];
     if (g == f)
         return recv;
-    const IrValue *p = &g->values.v[recv];
-    if (p->op != IR_PARAM || g->class_index >= 0 || 1 + p->index >= call->nargs ||
-        (call->kwnames && call->kwnames[1 + p->index]))
-        return 0;
-    return call->args[1 + p->index];
+    const IrValue *p = &g->values.v[ir_resolve(g, recv)];
+    return p->op == IR_PARAM ? an_call_arg_for_param(an, f, call, gi, p->index) : 0;
 }
 
 void rule_tg006(RuleCtx *c)
@@ -180,21 +187,24 @@ void rule_tg006(RuleCtx *c)
                 h = f->blocks.v[h].loop_parent;
             if (!h)
                 continue;
-            /* a helper that switches back itself, or a train() on the way to
-             * the next backward() (this iteration's or the next one's) */
-            if ((an_value_effects(an, f, i) & EFF_TRAIN) || !an_backward_before_train(an, c->A, f, i))
-                continue;
             const IrFunction *g = f;
             ValueId at = i, recv = 0;
             if (!an_method_call(f, v, an->n_eval, &recv)) {
                 int callee = ir_callee_function(c->ir, f, v->args[0]);
-                if (callee < 0 || !find_eval(an, &c->ir->funcs.v[callee], &at, &recv))
+                if (callee < 0 || !find_eval(an, f, i, (uint32_t)callee, &at, &recv))
                     continue;
                 g = &c->ir->funcs.v[callee];
             }
-            if (!mode_dependent(c, &g->values.v[recv]))
+            ValueId obj = eval_object(an, f, i, (uint32_t)(g - c->ir->funcs.v), recv);
+            /* a helper that switches that model back itself, or a train() of
+             * it on the way to the next backward() (this iteration's or the
+             * next one's) */
+            if ((g != f && an_ends_mode(an, f, i, obj)) ||
+                !an_backward_before_train(an, c->A, f, i, obj))
                 continue;
-            ValueId obj = eval_object(f, v, g, recv);
+            /* the model this call evaluates, as its call site passes it */
+            if (!mode_dependent(c, obj && g != f ? &f->values.v[obj] : &g->values.v[recv]))
+                continue;
             if (obj && trained_object(c, f, h, obj) == TRAINED_OTHER)
                 continue;
             const Node *rn = receiver_as_written(c, &g->values.v[at]);
