@@ -25,7 +25,7 @@ static const char *model_part(const char *name)
     return slash ? slash + 1 : name;
 }
 
-const Arch *arch_find(const char *name)
+static const Arch *find_exact(const char *name)
 {
     for (size_t i = 0; i < sizeof archs / sizeof archs[0]; i++)
         if (strcasecmp(archs[i].name, name) == 0)
@@ -36,6 +36,38 @@ const Arch *arch_find(const char *name)
         if (strcasecmp(model_part(archs[i].name), model_part(name)) == 0)
             return &archs[i];
     return NULL;
+}
+
+/* The instruction-tuned checkpoints publish their base model's config.json
+ * (Qwen2.5-7B-Instruct, gemma-2b-it, Llama-2-7b-chat-hf,
+ * Mistral-7B-Instruct-v0.1): `name` without its first "-Instruct", "-it" or
+ * "-chat" part (a whole dash-separated part), or false when it has none. */
+static bool base_of_tuned(const char *name, char *out, size_t cap)
+{
+    static const char *const parts[] = {"-instruct", "-it", "-chat"};
+    size_t n = strlen(name);
+    if (n >= cap)
+        return false;
+    for (size_t p = 0; p < sizeof parts / sizeof parts[0]; p++) {
+        size_t k = strlen(parts[p]);
+        for (size_t i = 0; i + k <= n; i++) {
+            if (strncasecmp(name + i, parts[p], k) != 0 || (name[i + k] && name[i + k] != '-'))
+                continue;
+            memcpy(out, name, i);
+            memcpy(out + i, name + i + k, n - i - k + 1);
+            return true;
+        }
+    }
+    return false;
+}
+
+const Arch *arch_find(const char *name)
+{
+    const Arch *a = find_exact(name);
+    char base[256];
+    if (!a && base_of_tuned(name, base, sizeof base))
+        a = find_exact(base);
+    return a;
 }
 
 const char *arch_family_name(ArchFamily f)

@@ -41,7 +41,9 @@ typedef struct Arch {
 
 const Arch *arch_all(size_t *n);
 /* By exact name, or by the part after the organisation on either side
- * ("Llama-2-7b-hf", "openai-community/gpt2"), case-insensitively. */
+ * ("Llama-2-7b-hf", "openai-community/gpt2"), case-insensitively; an
+ * instruction-tuned checkpoint that publishes its base's config by the
+ * base's name ("Qwen2.5-7B-Instruct", "gemma-2b-it", "Llama-2-7b-chat-hf"). */
 const Arch *arch_find(const char *name);
 uint64_t arch_params(const Arch *a);
 const char *arch_family_name(ArchFamily f);

@@ -40,6 +40,14 @@ static void test_lookup(void **state)
     assert_int_equal(arch_experts(arch_find("mistralai/Mistral-7B-v0.1")), 0);
     assert_string_equal(arch_family_name(FAM_FALCON), "falcon");
     assert_string_equal(arch_family_name(FAM_PHI3), "phi3");
+    /* instruction-tuned checkpoints with their base's config */
+    assert_ptr_equal(arch_find("Qwen/Qwen2.5-7B-Instruct"), arch_find("Qwen/Qwen2.5-7B"));
+    assert_ptr_equal(arch_find("google/gemma-2b-it"), arch_find("google/gemma-2b"));
+    assert_ptr_equal(arch_find("google/gemma-2-9b-it"), arch_find("google/gemma-2-9b"));
+    assert_ptr_equal(arch_find("meta-llama/Llama-2-7b-chat-hf"), arch_find("meta-llama/Llama-2-7b-hf"));
+    assert_ptr_equal(arch_find("mistralai/Mistral-7B-Instruct-v0.1"), arch_find("Mistral-7B-v0.1"));
+    assert_null(arch_find("mistralai/Mistral-7B-Instruct-v0.2"));   /* not the v0.1 config */
+    assert_null(arch_find("gpt2-italian"));                          /* "-it" is a whole part */
     /* encoder-decoder: the decoder's layers apart from the encoder's */
     assert_int_equal(arch_decoder_layers(arch_find("google/flan-t5-small")), 8);
     assert_true(arch_t5_gated(arch_find("flan-t5-base")));
