@@ -871,8 +871,8 @@ static TId bloom(M *m, TId ids)
 static bool is_roberta(const Arch *a) { return name_has(a->name, "roberta"); }
 
 /* BertModel / RobertaModel / DistilBertModel's embeddings and post-LN
- * encoder (the pooler is bert_pooler; DistilBERT has none). Bidirectional: without padding create_bidirectional_mask
- * gives no mask, for SDPA and eager alike. SDPA by default (dropout 0.1 in
+ * encoder (the pooler is bert_pooler; DistilBERT has none). Bidirectional:
+ * without padding create_bidirectional_mask gives no mask, for SDPA and eager alike. SDPA by default (dropout 0.1 in
  * training inside the kernel). RoBERTa's position ids come from the input
  * ids (cumsum of the non-padding mask, (b, s)) where BERT slices its (1, s)
  * buffer; `roberta_ids` records that (the default head keeps BERT's). */
@@ -887,7 +887,8 @@ static TId bert(M *m, TId ids, bool roberta_ids)
     TId x = tr_embedding(tr, ids, d, we);
     if (!arch_distilbert(m->a)) {   /* DistilBERT has no token types */
         uint32_t te = param(m, (int64_t)m->a->extra * d);
-        TId tt = tr_view(tr, position_ids(m, rows), 2, bs);   /* the token_type_ids buffer, gathered */
+        /* the token_type_ids buffer, gathered */
+        TId tt = tr_view(tr, position_ids(m, rows), 2, bs);
         x = tr_add(tr, x, tr_embedding(tr, tt, d, te));
     }
     x = tr_add(tr, x, tr_embedding(tr, position_ids(m, rows), d, pe));
@@ -1368,7 +1369,8 @@ static TId s2s_attention(M *m, TId xq, TId kv_src, bool causal, double p)
     TId v = view4(m, lin(m, src, d, d, true, LORA_V), h, hd);
     bool kb = false, vb = false;
     cache_update(m, &k, &v, &kb, &vb);
-    TId o = m->eager ? eager_attn(m, q, k, v, false, kb, vb, causal ? m->mask : 0, p, SM_INPUT, false)
+    TId mask = causal ? m->mask : 0;
+    TId o = m->eager ? eager_attn(m, q, k, v, false, kb, vb, mask, p, SM_INPUT, false)
                      : sdpa_attn(m, q, k, v, false, p);
     return lin(m, o, d, d, true, LORA_O);
 }
@@ -1451,7 +1453,8 @@ static TId whisper_encoder(M *m, TId features)
     uint32_t w2 = param(m, d * 3 * d), b2 = param(m, d);
     x = tr_act(tr, tr_conv2d(tr, x, d, 3, 2, 1, 1, w2, b2), ACT_GELU, false);
     x = tr_view(tr, x, 3, bsd);
-    uint32_t pos = tr_param_dtype(tr, (uint64_t)(WHISPER_ENCODER_POSITIONS * d), tr->weight_dtype, false);
+    uint64_t positions = (uint64_t)WHISPER_ENCODER_POSITIONS * (uint64_t)d;
+    uint32_t pos = tr_param_dtype(tr, positions, tr->weight_dtype, false);
     x = tr_dropout(tr, tr_with_param(tr, x, pos, false), c.p);
     bool cache = m->cache;
     m->cache = false;
@@ -1621,7 +1624,8 @@ int64_t hf_head_params(const Arch *a, HfHead head, int64_t num_labels)
  * that take them; T5's classification and QA classes shift input_ids. */
 static int64_t decoder_length(const Arch *a, const HfOptions *o)
 {
-    bool own = o->head == HF_HEAD_DEFAULT || o->head == HF_HEAD_SEQ2SEQ_LM || o->head == HF_HEAD_BASE;
+    bool own = o->head == HF_HEAD_DEFAULT || o->head == HF_HEAD_SEQ2SEQ_LM ||
+               o->head == HF_HEAD_BASE;
     if (a->family == FAM_WHISPER && !o->dec_seq)
         return 0;   /* there are no input ids to shift */
     return own && o->dec_seq > 0 ? o->dec_seq : o->seq;
@@ -1634,15 +1638,16 @@ const char *hf_length_error(const Arch *a, const HfOptions *o)
     int64_t dec = decoder_length(a, o);
     if (a->family == FAM_WHISPER) {
         if (o->seq != 2 * WHISPER_ENCODER_POSITIONS)
-            return "Whisper's input_features must have 3000 mel frames (30 s; WhisperEncoder refuses "
-                   "other lengths)";
+            return "Whisper's input_features must have 3000 mel frames (30 s; WhisperEncoder "
+                   "refuses other lengths)";
         if (o->mels && o->mels != (int64_t)arch_whisper_mels(a))
             return "input_features' mel bins differ from the model's num_mel_bins";
         if (dec <= 0)
-            return "Whisper's labels / decoder_input_ids length could not be read (--seq N gives it)";
+            return "Whisper's labels / decoder_input_ids length could not be read (--seq N "
+                   "gives it)";
     }
     if ((a->family == FAM_WHISPER || a->family == FAM_BART) && dec > (int64_t)a->positions)
-        return a->family == FAM_WHISPER ? "the labels are longer than Whisper's 448 decoder positions"
+        return a->family == FAM_WHISPER ? "the labels are longer than Whisper's 448 positions"
                                         : "the decoder's length exceeds BART's 1024 positions";
     if (a->family == FAM_BART && o->seq > (int64_t)a->positions)
         return "input_ids are longer than BART's 1024 positions";

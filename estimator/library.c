@@ -164,7 +164,8 @@ static AVal *call_hf_with(LibraryCtx *lc, Interp *in, Obj *m, AVal **args, const
 
 /* Whisper: input_features (b, mels, 3000) and labels (b, tokens); with an
  * opaque pipeline, --batch and --seq (the labels' length) give them. */
-static AVal *call_whisper(LibraryCtx *lc, Interp *in, Obj *m, AVal **args, const char **kw, uint32_t n)
+static AVal *call_whisper(LibraryCtx *lc, Interp *in, Obj *m, AVal **args, const char **kw,
+                          uint32_t n)
 {
     const EstimateConfig *cfg = lc->cfg;
     AVal *feats = kwarg(args, kw, n, "input_features", 0);
