@@ -54,6 +54,7 @@ typedef struct M {
     const Arch *a;
     const HfOptions *o;
     int64_t b, s, d, h, kvh, hd, ff, V;
+    int64_t enc_s, dec_s; /* encoder-decoder: each stack's length (s is the current one's) */
     bool cache;        /* a DynamicCache is filled */
     bool keep_cache;   /* ... and the returned output holds it */
     uint32_t emb;      /* the word embedding (tied heads) */
@@ -155,21 +156,23 @@ static TId gemma_norm(M *m, TId x)
     return tr_cast(m->tr, y, dt);
 }
 
+/* (b, s, heads * hd) as (b, heads, s, hd); s is x's own (a cross-attention's
+ * keys have the encoder's length) */
 static TId view4(M *m, TId x, int64_t heads, int64_t hd)
 {
-    int64_t dim[4] = {m->b, heads, m->s, hd};
+    int64_t dim[4] = {m->b, heads, tr_dim(m->tr, x, 1), hd};
     return tr_view(m->tr, x, 4, dim);
 }
 
 static TId merge_heads_view(M *m, TId x, int64_t width)
 {
-    int64_t dim[3] = {m->b, m->s, width};
+    int64_t dim[3] = {m->b, tr_dim(m->tr, x, -2), width};
     return tr_view(m->tr, x, 3, dim);
 }
 
 static TId merge_heads_copy(M *m, TId x, int64_t width)
 {
-    int64_t dim[3] = {m->b, m->s, width};
+    int64_t dim[3] = {m->b, tr_dim(m->tr, x, -2), width};
     return tr_copy(m->tr, x, 3, dim);
 }
 
@@ -499,34 +502,46 @@ static TId neox(M *m, TId ids)
     return layer_norm(m, x);
 }
 
-/* OPTModel (pre-LN, do_layer_norm_before): token + learned positions
- * (offset 2, ids from the attention mask's cumsum); q_proj output scaled;
- * dropout 0.1 after out_proj and fc2; ReLU MLP; final LayerNorm. (The
- * causal-LM head is tied.) */
+/* OPTModel: token (word_embed_proj_dim wide) + learned positions (offset 2,
+ * ids from the attention mask's cumsum); q_proj output scaled; dropout 0.1
+ * after out_proj and fc2; ReLU MLP. Pre-LN (do_layer_norm_before) with a
+ * final LayerNorm; OPT-350m: project_in to the layers' width, post-LN
+ * layers (the LayerNorms after each residual add), no final LayerNorm,
+ * project_out back to 512. (The causal-LM head is tied.) */
 static TId opt(M *m, TId ids)
 {
     Trace *tr = m->tr;
-    int64_t d = m->d, h = m->h, hd = m->hd;
+    int64_t d = m->d, h = m->h, hd = m->hd, e = arch_opt_embed_dim(m->a);
+    bool post_ln = arch_opt_post_ln(m->a);
     const double p = 0.1;
-    TId x = embed_tokens(m, ids);
+    m->emb = param(m, m->V * e);
+    TId x = tr_embedding(tr, ids, e, m->emb);
+    if (e != d)
+        x = lin(m, x, e, d, false, 0);
     uint32_t pos = param(m, ((int64_t)m->a->positions + 2) * d);
     x = tr_add(tr, x, tr_embedding(tr, position_ids(m, m->b), d, pos));
     eager_mask(m);
     for (uint32_t l = 0; l < m->a->layers; l++) {
         layer_begin(m, x);
-        TId a = layer_norm(m, x);
+        TId a = post_ln ? x : layer_norm(m, x);
         TId q = tr_scale(tr, lin(m, a, d, d, true, LORA_Q));
         TId k = lin(m, a, d, d, true, LORA_K), v = lin(m, a, d, d, true, LORA_V);
         TId o = attention(m, view4(m, q, h, hd), view4(m, k, h, hd), view4(m, v, h, hd), false,
                           false, false, 0.0, SM_INPUT, false);
         o = tr_dropout(tr, lin(m, o, d, d, true, LORA_O), p);
         x = tr_add(tr, x, o);
-        TId f = lin(m, layer_norm(m, x), d, m->ff, true, LORA_UP);
+        if (post_ln)
+            x = layer_norm(m, x);
+        TId f = lin(m, post_ln ? x : layer_norm(m, x), d, m->ff, true, LORA_UP);
         f = lin(m, tr_act(tr, f, ACT_RELU, false), m->ff, d, true, LORA_DOWN);
         x = tr_add(tr, x, tr_dropout(tr, f, p));
+        if (post_ln)
+            x = layer_norm(m, x);
         layer_end(m, x);
     }
-    return layer_norm(m, x);
+    if (!post_ln)
+        x = layer_norm(m, x);
+    return e != d ? lin(m, x, d, e, false, 0) : x;
 }
 
 static bool name_has(const char *name, const char *needle)
@@ -799,11 +814,65 @@ static TId falcon(M *m, TId ids)
     return layer_norm(m, x);
 }
 
+/* BloomAttention's scores: alibi.baddbmm(q, k^T) over (b*h) batches; q
+ * and k are strided views of the fused projection, so the reshapes are
+ * copies (what the baddbmm saves); alibi is (b*h, 1, s). */
+static TId bloom_scores(M *m, TId qkv, TId alibi)
+{
+    Trace *tr = m->tr;
+    int64_t bh = m->b * m->h, s = m->s, hd = m->hd;
+    int64_t qd[3] = {bh, s, hd}, kd[3] = {bh, hd, s}, sd[3] = {bh, s, s};
+    TId q = tr_copy(tr, qkv, 3, qd), k = tr_copy(tr, qkv, 3, kd);
+    TId sc = tr_contract(tr, "baddbmm", ac(tr, q), ac(tr, k), 3, sd);
+    return tr_add(tr, sc, alibi);
+}
+
+/* BloomModel: word embeddings and their LayerNorm; ALiBi (a (b*h, 1, s)
+ * bias, no position table); blocks: input_layernorm, fused
+ * query_key_value (b, s, h, 3*hd) split into q/k/v, eager attention:
+ * baddbmm scores in the weights' dtype, .float(), * layer_number,
+ * masked_fill with the causal mask (the (b, 1, s, s) bool mask itself is
+ * not recorded), softmax in fp32, cast back, dropout (0),
+ * bmm with v (a (b*h, s, hd) copy), heads merged (a copy); dense +
+ * residual; post_attention_layernorm; dense_h_to_4h, GeLUFunction (saves its
+ * input), dense_4h_to_h + residual; ln_f. Dropouts are 0 in the configs.
+ * (The head is tied; the cache holds k and v.) */
+static TId bloom(M *m, TId ids)
+{
+    Trace *tr = m->tr;
+    int64_t d = m->d, h = m->h, hd = m->hd, s = m->s;
+    int64_t ad[3] = {m->b * h, 1, s}, pd[3] = {m->b * h, s, s};
+    int64_t p4[4] = {m->b, h, s, s}, vd[3] = {m->b * h, s, hd}, cd[4] = {m->b, h, s, hd};
+    TId x = layer_norm(m, embed_tokens(m, ids));
+    peft_input_grads(m, x);
+    TId alibi = fresh(tr, tr->weight_dtype, 3, ad);
+    for (uint32_t l = 0; l < m->a->layers; l++) {
+        layer_begin(m, x);
+        TId qkv = lin(m, layer_norm(m, x), d, 3 * d, true, LORA_C_ATTN);
+        TId k4 = view4(m, qkv, h, hd), v4 = view4(m, qkv, h, hd);
+        bool kb = false, vb = false;
+        cache_update(m, &k4, &v4, &kb, &vb);
+        TId sc = tr_view(tr, bloom_scores(m, qkv, alibi), 4, p4);
+        DType in_dt = tr_dtype(tr, sc);
+        TId f32 = tr_scale(tr, tr_cast(tr, sc, DT_F32));
+        TId pr = tr_softmax(tr, tr_masked_fill(tr, f32), false);
+        pr = tr_view(tr, tr_dropout(tr, tr_cast(tr, pr, in_dt), 0.0), 3, pd);
+        TId ctx = tr_matmul(tr, pr, tr_copy(tr, ac(tr, v4), 3, vd));
+        TId o = merge_heads_copy(m, tr_view(tr, ctx, 4, cd), d);
+        x = tr_add(tr, lin(m, o, d, d, true, LORA_O), x);
+        TId f = lin(m, layer_norm(m, x), d, m->ff, true, LORA_UP);
+        f = lin(m, tr_act(tr, f, ACT_GELU, false), m->ff, d, true, LORA_DOWN);
+        x = tr_add(tr, f, x);
+        layer_end(m, x);
+    }
+    return layer_norm(m, x);
+}
+
 static bool is_roberta(const Arch *a) { return name_has(a->name, "roberta"); }
 
-/* BertModel / RobertaModel's embeddings and post-LN encoder (the pooler is
- * bert_pooler). Bidirectional: without padding create_bidirectional_mask
- * gives no mask, for SDPA and eager alike. SDPA by default (dropout 0.1 in
+/* BertModel / RobertaModel / DistilBertModel's embeddings and post-LN
+ * encoder (the pooler is bert_pooler; DistilBERT has none). Bidirectional:
+ * without padding create_bidirectional_mask gives no mask, for SDPA and eager alike. SDPA by default (dropout 0.1 in
  * training inside the kernel). RoBERTa's position ids come from the input
  * ids (cumsum of the non-padding mask, (b, s)) where BERT slices its (1, s)
  * buffer; `roberta_ids` records that (the default head keeps BERT's). */
@@ -813,11 +882,15 @@ static TId bert(M *m, TId ids, bool roberta_ids)
     int64_t d = m->d, h = m->h, hd = m->hd;
     const double p = 0.1;
     uint32_t we = param(m, m->V * d), pe = param(m, (int64_t)m->a->positions * d);
-    uint32_t te = param(m, (int64_t)m->a->extra * d);
     int64_t bs[2] = {m->b, m->s};
     int64_t rows = roberta_ids ? m->b : 1;
-    TId tt = tr_view(tr, position_ids(m, rows), 2, bs);   /* the token_type_ids buffer, gathered */
-    TId x = tr_add(tr, tr_embedding(tr, ids, d, we), tr_embedding(tr, tt, d, te));
+    TId x = tr_embedding(tr, ids, d, we);
+    if (!arch_distilbert(m->a)) {   /* DistilBERT has no token types */
+        uint32_t te = param(m, (int64_t)m->a->extra * d);
+        /* the token_type_ids buffer, gathered */
+        TId tt = tr_view(tr, position_ids(m, rows), 2, bs);
+        x = tr_add(tr, x, tr_embedding(tr, tt, d, te));
+    }
     x = tr_add(tr, x, tr_embedding(tr, position_ids(m, rows), d, pe));
     x = tr_dropout(tr, layer_norm(m, x), p);
     for (uint32_t l = 0; l < m->a->layers; l++) {
@@ -869,18 +942,25 @@ static TId t5_attention(M *m, TId x, TId kv_src, TId bias, double p)
     return tr_add(tr, x, tr_dropout(tr, o, p));
 }
 
+/* T5LayerFF: v1.0's T5DenseActDense (wi, ReLU, dropout, wo); v1.1's
+ * T5DenseGatedActDense (gelu_new(wi_0(x)) * wi_1(x), dropout, wo). */
 static TId t5_ff(M *m, TId x, double p)
 {
     Trace *tr = m->tr;
-    TId f = lin(m, rms_norm(m, x), m->d, m->ff, false, LORA_UP);
-    f = tr_dropout(tr, tr_act(tr, f, ACT_RELU, false), p);
-    f = lin(m, f, m->ff, m->d, false, LORA_DOWN);
+    TId n = rms_norm(m, x), f;
+    if (arch_t5_gated(m->a)) {
+        TId g = tr_act(tr, lin(m, n, m->d, m->ff, false, LORA_GATE), ACT_GELU_TANH_PY, false);
+        f = tr_mul(tr, g, lin(m, n, m->d, m->ff, false, LORA_UP));
+    } else {
+        f = tr_act(tr, lin(m, n, m->d, m->ff, false, LORA_UP), ACT_RELU, false);
+    }
+    f = lin(m, tr_dropout(tr, f, p), m->ff, m->d, false, LORA_DOWN);
     return tr_add(tr, x, tr_dropout(tr, f, p));
 }
 
-/* The relative position bias of a stack's first block: buckets (s, s) ->
- * embedding (s, s, h) -> permuted to (1, h, s, s); the decoder's gets the
- * causal mask added, (b, h, s, s). */
+/* The relative position bias of a stack's first block, on the current
+ * stack's length s: buckets (s, s) -> embedding (s, s, h) -> permuted to
+ * (1, h, s, s); the decoder's gets the causal mask added, (b, h, s, s). */
 static TId t5_bias(M *m, bool causal)
 {
     Trace *tr = m->tr;
@@ -917,21 +997,26 @@ static TId t5_encoder(M *m, TId ids)
     return enc;
 }
 
-/* The decoder stack on decoder_input_ids (labels or input ids shifted right:
- * a new (b, s) tensor; decoder length = encoder length): causal
- * self-attention, cross-attention on the encoder output, FF; final RMS norm
- * and dropout: T5Model's output. Approximation: the cross-attention bias as
- * a (1, h, s, s) zeros tensor. */
+/* From here on the recording is the decoder's: its length is the labels'
+ * (or decoder_input_ids'), not the encoder's. */
+static void decoder_begins(M *m) { m->s = m->dec_s; }
+
+/* The decoder stack on decoder_input_ids (the labels shifted right: a new
+ * (b, dec_s) tensor): causal self-attention, cross-attention on the encoder
+ * output (keys and values of the encoder's length), FF; final RMS norm and
+ * dropout: T5Model's output. Approximation: the cross-attention bias as a
+ * (1, h, dec_s, enc_s) zeros tensor. */
 static TId t5_decoder(M *m, TId enc)
 {
     Trace *tr = m->tr;
     int64_t d = m->d;
     const double p = 0.1;
-    int64_t bs[2] = {m->b, m->s}, zd[4] = {1, m->h, m->s, m->s};
+    decoder_begins(m);
+    int64_t bs[2] = {m->b, m->s}, zd[4] = {1, m->h, m->s, m->enc_s};
     TId y = tr_dropout(tr, tr_embedding(tr, fresh(tr, DT_I64, 2, bs), d, m->emb), p);
     TId sbias = t5_bias(m, true);
     TId xbias = fresh(tr, tr->weight_dtype, 4, zd);
-    for (uint32_t l = 0; l < m->a->extra; l++) {
+    for (uint32_t l = 0; l < arch_decoder_layers(m->a); l++) {
         layer_begin(m, y);
         y = t5_attention(m, y, 0, sbias, p);
         y = t5_attention(m, y, enc, xbias, p);
@@ -1009,9 +1094,10 @@ static TId lm_head(M *m, TId h);
 static TId fused_lm_loss(M *m, TId h)
 {
     Trace *tr = m->tr;
-    int64_t rows = m->b * m->s, chunks = (m->V + m->d - 1) / m->d;
+    int64_t w = tr_dim(tr, h, -1);   /* the head's input width (OPT-350m: 512) */
+    int64_t rows = m->b * m->s, chunks = (m->V + w - 1) / w;
     int64_t chunk = (rows + chunks - 1) / (chunks ? chunks : 1);
-    int64_t hd[2] = {chunk, m->d}, grad_h[3] = {m->b, m->s, m->d}, grad_w[2] = {m->V, m->d};
+    int64_t hd[2] = {chunk, w}, grad_h[3] = {m->b, m->s, w}, grad_w[2] = {m->V, w};
     tr_hold(tr, tr_dtype(tr, h), 3, grad_h);
     tr_hold(tr, DT_F32, 2, grad_w);
     TId part = lm_head(m, tr_view(tr, h, 2, hd));
@@ -1027,7 +1113,7 @@ static TId lm_head(M *m, TId h)
     uint32_t w = m->emb, b = 0;
     switch (m->a->family) {
     case FAM_NEOX: case FAM_LLAMA: case FAM_MIXTRAL: case FAM_GEMMA2: case FAM_PHI3:
-    case FAM_FALCON:
+    case FAM_FALCON: case FAM_BLOOM:
         if (!m->a->tied)
             w = param(m, m->V * m->d);
         break;
@@ -1060,7 +1146,7 @@ static TId decoder_head(M *m, TId ids, TId h, TId *loss)
 {
     Trace *tr = m->tr;
     const HfOptions *o = m->o;
-    int64_t n = labels_of(o);
+    int64_t n = labels_of(o), w = tr_dim(tr, h, -1);   /* OPT-350m: project_out's 512 */
     switch (o->head) {
     case HF_HEAD_DEFAULT: case HF_HEAD_CAUSAL_LM: {
         if (o->labels && o->fused_ce && m->a->family != FAM_GEMMA2) {
@@ -1076,7 +1162,7 @@ static TId decoder_head(M *m, TId ids, TId h, TId *loss)
     }
     case HF_HEAD_SEQ_CLS: {
         head_begins(m);
-        TId all = lin(m, h, m->d, n, false, 0);
+        TId all = lin(m, h, w, n, false, 0);
         int64_t bn[2] = {m->b, n};
         TId pooled = tr_copy(tr, all, 2, bn);
         if (o->labels)
@@ -1084,16 +1170,17 @@ static TId decoder_head(M *m, TId ids, TId h, TId *loss)
         return pooled;
     }
     case HF_HEAD_TOKEN_CLS: {
-        bool falcon = m->a->family == FAM_FALCON;
+        /* Falcon's and BLOOM's own classes: hidden_dropout (0), inline loss */
+        bool own = m->a->family == FAM_FALCON || m->a->family == FAM_BLOOM;
         head_begins(m);
-        TId out = lin(m, tr_dropout(tr, h, falcon ? 0.0 : 0.1), m->d, n, true, 0);
+        TId out = lin(m, tr_dropout(tr, h, own ? 0.0 : 0.1), w, n, true, 0);
         if (o->labels)
-            *loss = token_loss(m, out, ids, n, m->a->family != FAM_GPT2 && !falcon);
+            *loss = token_loss(m, out, ids, n, m->a->family != FAM_GPT2 && !own);
         return out;
     }
     case HF_HEAD_QA:
         head_begins(m);
-        return qa_split(m, lin(m, h, m->d, 2, true, 0), loss);
+        return qa_split(m, lin(m, h, w, 2, true, 0), loss);
     case HF_HEAD_BASE:
         return h;
     default:
@@ -1111,11 +1198,13 @@ static TId bert_head(M *m, TId ids, TId x, TId *loss)
     const HfOptions *o = m->o;
     int64_t d = m->d, n = labels_of(o);
     const double p = 0.1;
+    bool distil = arch_distilbert(m->a);
     switch (o->head) {
     case HF_HEAD_DEFAULT: {
         /* BertModel's pooler, then the bare projection onto the tied
          * embeddings (no transform, no decoder bias) */
-        (void)bert_pooler(m, x);
+        if (!distil)
+            (void)bert_pooler(m, x);
         head_begins(m);
         TId out = tr_linear(tr, x, m->V, m->emb, 0);
         if (o->labels)
@@ -1137,7 +1226,12 @@ static TId bert_head(M *m, TId ids, TId x, TId *loss)
     }
     case HF_HEAD_SEQ_CLS: {
         TId out;
-        if (is_roberta(m->a)) {
+        if (distil) {
+            /* pre_classifier on [CLS], ReLU, dropout (seq_classif_dropout 0.2) */
+            head_begins(m);
+            TId c = tr_act(tr, lin(m, first_token(m, x), d, d, true, 0), ACT_RELU, false);
+            out = lin(m, tr_dropout(tr, c, 0.2), d, n, true, 0);
+        } else if (is_roberta(m->a)) {
             /* RobertaClassificationHead on <s>; RobertaModel without pooler */
             head_begins(m);
             TId c = tr_dropout(tr, first_token(m, x), p);
@@ -1164,11 +1258,21 @@ static TId bert_head(M *m, TId ids, TId x, TId *loss)
         head_begins(m);
         return qa_split(m, lin(m, x, d, n, true, 0), loss);
     case HF_HEAD_BASE:
-        (void)bert_pooler(m, x);   /* add_pooling_layer=True */
+        if (!distil)
+            (void)bert_pooler(m, x);   /* add_pooling_layer=True */
         return x;
     default:
         return 0;
     }
+}
+
+/* The labels the seq2seq loss reads, (b, dec_s): the input ids themselves
+ * when the lengths agree (what pfc assumes when the script's labels cannot
+ * be read), else the script's own labels tensor. */
+static TId decoder_labels(M *m, TId ids)
+{
+    bool same = m->dec_s == m->enc_s && m->a->family != FAM_WHISPER;
+    return same ? ids : tr_input2(m->tr, DT_I64, m->b, m->dec_s);
 }
 
 /* T5's classes. T5ForConditionalGeneration: the decoder output scaled by
@@ -1189,11 +1293,16 @@ static TId t5_head(M *m, TId ids, TId *loss)
     const double pc = 0.0;   /* T5Config.classifier_dropout */
     switch (o->head) {
     case HF_HEAD_DEFAULT: case HF_HEAD_SEQ2SEQ_LM: {
-        TId y = tr_scale(tr, t5_decoder(m, t5_encoder(m, ids)));
+        /* v1.0 (tied) rescales the decoder output by d^-0.5; v1.1's own
+         * lm_head does not */
+        TId y = t5_decoder(m, t5_encoder(m, ids));
+        if (m->a->tied)
+            y = tr_scale(tr, y);
+        uint32_t w = m->a->tied ? m->emb : param(m, m->V * d);
         head_begins(m);
-        TId out = tr_linear(tr, y, m->V, m->emb, 0);
+        TId out = tr_linear(tr, y, m->V, w, 0);
         if (o->labels)
-            *loss = token_loss(m, out, ids, m->V, false);
+            *loss = token_loss(m, out, decoder_labels(m, ids), m->V, false);
         return out;
     }
     case HF_HEAD_BASE:
@@ -1226,6 +1335,174 @@ static TId t5_head(M *m, TId ids, TId *loss)
     }
 }
 
+/* ---- BART and Whisper: encoder-decoders with learned positions ---------------------------- */
+
+/* A configuration's dropouts and layout. */
+typedef struct S2s {
+    bool pre_ln;                 /* mBART, Whisper: LayerNorm before each sublayer */
+    double p, attn_p, act_p;     /* dropout, attention_dropout, activation_dropout */
+} S2s;
+
+static S2s s2s_config(const Arch *a)
+{
+    if (a->family == FAM_WHISPER)   /* every Whisper config: all three 0.0 */
+        return (S2s){true, 0.0, 0.0, 0.0};
+    if (arch_bart_pre_ln(a))        /* mbart-large-cc25 */
+        return (S2s){true, 0.1, 0.0, 0.0};
+    return (S2s){false, 0.1, 0.1, 0.1};   /* bart-base, bart-large */
+}
+
+typedef enum Sub { SUB_SELF, SUB_CAUSAL, SUB_CROSS, SUB_FFN } Sub;
+
+/* BartAttention / WhisperAttention on xq, keys and values from kv_src (the
+ * encoder output) or xq: q/k/v projections (Whisper's k_proj has no bias),
+ * the cache's copies, SDPA (is_causal in the decoder's self-attention, no
+ * mask otherwise) or eager (the causal mask added, softmax in the input
+ * dtype), out_proj. */
+static TId s2s_attention(M *m, TId xq, TId kv_src, bool causal, double p)
+{
+    int64_t d = m->d, h = m->h, hd = m->hd;
+    bool k_bias = m->a->family != FAM_WHISPER;
+    TId src = kv_src ? kv_src : xq;
+    TId q = view4(m, lin(m, xq, d, d, true, LORA_Q), h, hd);
+    TId k = view4(m, lin(m, src, d, d, k_bias, LORA_K), h, hd);
+    TId v = view4(m, lin(m, src, d, d, true, LORA_V), h, hd);
+    bool kb = false, vb = false;
+    cache_update(m, &k, &v, &kb, &vb);
+    TId mask = causal ? m->mask : 0;
+    TId o = m->eager ? eager_attn(m, q, k, v, false, kb, vb, mask, p, SM_INPUT, false)
+                     : sdpa_attn(m, q, k, v, false, p);
+    return lin(m, o, d, d, true, LORA_O);
+}
+
+/* One residual sublayer, x + dropout(f(x)): post-LN (BART: the LayerNorm
+ * after the add) or pre-LN (before f). The MLP: fc1, GELU, activation
+ * dropout, fc2. */
+static TId s2s_sub(M *m, const S2s *c, TId x, Sub kind, TId enc)
+{
+    Trace *tr = m->tr;
+    TId in = c->pre_ln ? layer_norm(m, x) : x, y;
+    if (kind == SUB_FFN) {
+        y = tr_act(tr, lin(m, in, m->d, m->ff, true, LORA_UP), ACT_GELU, false);
+        y = lin(m, tr_dropout(tr, y, c->act_p), m->ff, m->d, true, LORA_DOWN);
+    } else {
+        y = s2s_attention(m, in, kind == SUB_CROSS ? enc : 0, kind == SUB_CAUSAL, c->attn_p);
+    }
+    y = tr_add(tr, x, tr_dropout(tr, y, c->p));
+    return c->pre_ln ? y : layer_norm(m, y);
+}
+
+/* A stack's layers: encoder (self-attention, MLP) or decoder (causal
+ * self-attention, cross-attention on enc, MLP); mBART and Whisper end with a
+ * LayerNorm. */
+static TId s2s_layers(M *m, const S2s *c, TId x, uint32_t layers, TId enc)
+{
+    for (uint32_t l = 0; l < layers; l++) {
+        layer_begin(m, x);
+        x = s2s_sub(m, c, x, enc ? SUB_CAUSAL : SUB_SELF, 0);
+        if (enc)
+            x = s2s_sub(m, c, x, SUB_CROSS, enc);
+        x = s2s_sub(m, c, x, SUB_FFN, 0);
+        layer_end(m, x);
+    }
+    return c->pre_ln ? layer_norm(m, x) : x;
+}
+
+/* BART's embeddings for a stack on ids (b, s): tokens (shared, * sqrt(d) for
+ * mBART's scale_embedding) + learned positions (the stack's own table, 2
+ * reserved rows, (b, s) position ids), layernorm_embedding, dropout. */
+static TId bart_embed(M *m, const S2s *c, TId ids)
+{
+    Trace *tr = m->tr;
+    TId x = tr_embedding(tr, ids, m->d, m->emb);
+    if (arch_bart_pre_ln(m->a))
+        x = tr_scale(tr, x);
+    uint32_t pos = param(m, ((int64_t)m->a->positions + 2) * m->d);
+    x = tr_add(tr, x, tr_embedding(tr, position_ids(m, m->b), m->d, pos));
+    return tr_dropout(tr, layer_norm(m, x), c->p);
+}
+
+/* BartModel / MBartModel: the encoder on input_ids, the decoder on
+ * decoder_input_ids (the labels shifted right: a new (b, dec_s) tensor). */
+static TId bart(M *m, TId ids)
+{
+    S2s c = s2s_config(m->a);
+    m->emb = param(m, m->V * m->d);
+    bool cache = m->cache;
+    m->cache = false;   /* the encoder has no cache */
+    TId enc = s2s_layers(m, &c, bart_embed(m, &c, ids), m->a->layers, 0);
+    m->cache = cache;
+    decoder_begins(m);
+    eager_mask(m);
+    int64_t bs[2] = {m->b, m->s};
+    TId y = bart_embed(m, &c, fresh(m->tr, DT_I64, 2, bs));
+    return s2s_layers(m, &c, y, arch_decoder_layers(m->a), enc);
+}
+
+/* WhisperEncoder on input_features (b, mels, 3000): conv1 (k 3, pad 1) and
+ * GELU, conv2 (k 3, stride 2, pad 1) and GELU, permuted to (b, 1500, d) (a
+ * view), + embed_positions.weight (frozen: requires_grad_(False)), the
+ * pre-LN layers, layer_norm. */
+static TId whisper_encoder(M *m, TId features)
+{
+    Trace *tr = m->tr;
+    int64_t d = m->d, mels = arch_whisper_mels(m->a), bsd[3] = {m->b, m->enc_s, d};
+    S2s c = s2s_config(m->a);
+    uint32_t w1 = param(m, mels * 3 * d), b1 = param(m, d);
+    TId x = tr_act(tr, tr_conv2d(tr, features, d, 3, 1, 1, 1, w1, b1), ACT_GELU, false);
+    uint32_t w2 = param(m, d * 3 * d), b2 = param(m, d);
+    x = tr_act(tr, tr_conv2d(tr, x, d, 3, 2, 1, 1, w2, b2), ACT_GELU, false);
+    x = tr_view(tr, x, 3, bsd);
+    uint64_t positions = (uint64_t)WHISPER_ENCODER_POSITIONS * (uint64_t)d;
+    uint32_t pos = tr_param_dtype(tr, positions, tr->weight_dtype, false);
+    x = tr_dropout(tr, tr_with_param(tr, x, pos, false), c.p);
+    bool cache = m->cache;
+    m->cache = false;
+    x = s2s_layers(m, &c, x, m->a->layers, 0);
+    m->cache = cache;
+    return x;
+}
+
+/* WhisperDecoder on decoder_input_ids (the labels shifted right, (b,
+ * dec_s)): embed_tokens + embed_positions (learned, max_target_positions),
+ * dropout (0), the pre-LN layers with cross-attention, layer_norm.
+ * (proj_out is tied to embed_tokens.) */
+static TId whisper_decoder(M *m, TId enc)
+{
+    Trace *tr = m->tr;
+    S2s c = s2s_config(m->a);
+    decoder_begins(m);
+    eager_mask(m);
+    int64_t bs[2] = {m->b, m->s};
+    m->emb = param(m, m->V * m->d);
+    uint32_t pos = param(m, (int64_t)m->a->positions * m->d);
+    TId y = tr_embedding(tr, fresh(tr, DT_I64, 2, bs), m->d, m->emb);
+    y = tr_add(tr, y, tr_embedding(tr, position_ids(m, 1), m->d, pos));
+    return s2s_layers(m, &c, tr_dropout(tr, y, c.p), arch_decoder_layers(m->a), enc);
+}
+
+/* BartForConditionalGeneration: lm_head tied to `shared`, + final_logits_bias
+ * (a (1, V) buffer: a second logits-sized tensor), CrossEntropyLoss on the
+ * logits as they are. WhisperForConditionalGeneration: proj_out (tied), the
+ * same loss. *Model (BASE): the decoder's last hidden state. */
+static TId s2s_head(M *m, TId input, TId *loss)
+{
+    Trace *tr = m->tr;
+    bool bart_family = m->a->family == FAM_BART;
+    TId y = bart_family ? bart(m, input) : whisper_decoder(m, whisper_encoder(m, input));
+    if (m->o->head == HF_HEAD_BASE)
+        return y;
+    head_begins(m);
+    TId out = tr_linear(tr, y, m->V, m->emb, 0);
+    if (bart_family) {
+        int64_t bias[2] = {1, m->V};
+        out = tr_add(tr, out, fresh(tr, tr_dtype(tr, out), 2, bias));
+    }
+    if (m->o->labels)
+        *loss = token_loss(m, out, decoder_labels(m, input), m->V, false);
+    return out;
+}
+
 /* ---- entry ------------------------------------------------------------------------------- */
 
 bool hf_head_supported(const Arch *a, HfHead head)
@@ -1234,14 +1511,19 @@ bool hf_head_supported(const Arch *a, HfHead head)
         return false;
     bool decoder = a->family == FAM_GPT2 || a->family == FAM_NEOX || a->family == FAM_OPT ||
                    a->family == FAM_LLAMA || a->family == FAM_PHI || a->family == FAM_MIXTRAL ||
-                   a->family == FAM_GEMMA2 || a->family == FAM_PHI3 || a->family == FAM_FALCON;
+                   a->family == FAM_GEMMA2 || a->family == FAM_PHI3 || a->family == FAM_FALCON ||
+                   a->family == FAM_BLOOM;
+    /* BART and Whisper: the conditional-generation class and the base model
+     * (their classification heads are not modelled) */
+    if (a->family == FAM_BART || a->family == FAM_WHISPER)
+        return head == HF_HEAD_DEFAULT || head == HF_HEAD_SEQ2SEQ_LM || head == HF_HEAD_BASE;
     if (!decoder && a->family != FAM_BERT && a->family != FAM_T5)
         return false;
     switch (head) {
     case HF_HEAD_DEFAULT: case HF_HEAD_SEQ_CLS: case HF_HEAD_BASE:
         return true;
-    case HF_HEAD_CAUSAL_LM:
-        return decoder || a->family == FAM_BERT;
+    case HF_HEAD_CAUSAL_LM:   /* no DistilBertForCausalLM */
+        return decoder || (a->family == FAM_BERT && !arch_distilbert(a));
     case HF_HEAD_MASKED_LM:
         return a->family == FAM_BERT;
     case HF_HEAD_SEQ2SEQ_LM:
@@ -1255,18 +1537,34 @@ bool hf_head_supported(const Arch *a, HfHead head)
     return false;
 }
 
+/* DistilBERT's classes (arch_params counts DistilBertModel: no pooler):
+ * ForMaskedLM vocab_transform d -> d, GELU, vocab_layer_norm, vocab_projector
+ * tied + its bias; ForSequenceClassification pre_classifier d -> d, ReLU,
+ * dropout, classifier; token classification and QA a classifier / qa_outputs. */
+static int64_t distilbert_head_params(HfHead head, int64_t d, int64_t V, int64_t n)
+{
+    switch (head) {
+    case HF_HEAD_MASKED_LM: return d * d + d + 2 * d + V;
+    case HF_HEAD_SEQ_CLS: return d * d + d + d * n + n;
+    case HF_HEAD_TOKEN_CLS: case HF_HEAD_QA: return d * n + n;
+    default: return 0;
+    }
+}
+
 int64_t hf_head_params(const Arch *a, HfHead head, int64_t num_labels)
 {
-    int64_t d = a ? a->hidden : 0, V = a ? a->vocab : 0, n = num_labels > 0 ? num_labels : 2;
+    int64_t V = a ? a->vocab : 0, n = num_labels > 0 ? num_labels : 2;
     if (!hf_head_supported(a, head) || num_labels < 0)
         return 0;
+    /* OPT-350m's heads sit on the project_out width */
+    int64_t d = a->family == FAM_OPT ? arch_opt_embed_dim(a) : a->hidden;
     if (head == HF_HEAD_QA && (a->family == FAM_BERT || a->family == FAM_T5) && n != 2)
         return 0;   /* hf_build refuses it: the split needs two outputs */
     int64_t dense = d * d + d;   /* a d -> d Linear with bias: BertPooler, heads' dense */
     int64_t lm = 0;              /* what the causal-LM head adds to the base model */
     switch (a->family) {
     case FAM_NEOX: case FAM_LLAMA: case FAM_MIXTRAL: case FAM_GEMMA2: case FAM_PHI3:
-    case FAM_FALCON:
+    case FAM_FALCON: case FAM_BLOOM:
         lm = a->tied ? 0 : V * d;
         break;
     case FAM_PHI: lm = V * d + V; break;
@@ -1274,7 +1572,7 @@ int64_t hf_head_params(const Arch *a, HfHead head, int64_t num_labels)
     }
     switch (a->family) {
     case FAM_GPT2: case FAM_NEOX: case FAM_OPT: case FAM_LLAMA: case FAM_PHI: case FAM_MIXTRAL:
-    case FAM_GEMMA2: case FAM_PHI3: case FAM_FALCON:
+    case FAM_GEMMA2: case FAM_PHI3: case FAM_FALCON: case FAM_BLOOM:
         /* arch_params counts the causal-LM model */
         switch (head) {
         case HF_HEAD_SEQ_CLS: return d * n - lm;
@@ -1284,6 +1582,8 @@ int64_t hf_head_params(const Arch *a, HfHead head, int64_t num_labels)
         default: return 0;
         }
     case FAM_BERT:
+        if (arch_distilbert(a))
+            return distilbert_head_params(head, d, V, n);
         /* arch_params counts BertModel with its pooler */
         switch (head) {
         case HF_HEAD_MASKED_LM: case HF_HEAD_CAUSAL_LM:
@@ -1303,18 +1603,55 @@ int64_t hf_head_params(const Arch *a, HfHead head, int64_t num_labels)
         /* arch_params counts T5ForConditionalGeneration (= T5Model, the head
          * being tied to the shared embedding) */
         int64_t inner = (int64_t)a->heads * arch_head_dim(a);
-        int64_t decoder = (int64_t)a->extra * (2 * 4 * d * inner + 2 * d * a->intermediate + 3 * d) +
+        int64_t ffn = (arch_t5_gated(a) ? 3 : 2) * d * a->intermediate;
+        int64_t decoder = (int64_t)arch_decoder_layers(a) * (2 * 4 * d * inner + ffn + 3 * d) +
                           32 * (int64_t)a->heads + d;
+        int64_t head_w = a->tied ? 0 : V * d;   /* v1.1's own lm_head */
         switch (head) {
-        case HF_HEAD_SEQ_CLS: return dense + d * n + n;
-        case HF_HEAD_TOKEN_CLS: return -decoder + d * n + n;
-        case HF_HEAD_QA: return d * n + n;
+        case HF_HEAD_SEQ_CLS: return dense + d * n + n - head_w;
+        case HF_HEAD_TOKEN_CLS: return -decoder + d * n + n - head_w;
+        case HF_HEAD_QA: return d * n + n - head_w;
+        case HF_HEAD_BASE: return -head_w;
         default: return 0;
         }
     }
     default:
         return 0;
     }
+}
+
+/* The decoder's length: the labels' (decoder_input_ids') for the classes
+ * that take them; T5's classification and QA classes shift input_ids. */
+static int64_t decoder_length(const Arch *a, const HfOptions *o)
+{
+    bool own = o->head == HF_HEAD_DEFAULT || o->head == HF_HEAD_SEQ2SEQ_LM ||
+               o->head == HF_HEAD_BASE;
+    if (a->family == FAM_WHISPER && !o->dec_seq)
+        return 0;   /* there are no input ids to shift */
+    return own && o->dec_seq > 0 ? o->dec_seq : o->seq;
+}
+
+const char *hf_length_error(const Arch *a, const HfOptions *o)
+{
+    if (!a || !o)
+        return NULL;
+    int64_t dec = decoder_length(a, o);
+    if (a->family == FAM_WHISPER) {
+        if (o->seq != 2 * WHISPER_ENCODER_POSITIONS)
+            return "Whisper's input_features must have 3000 mel frames (30 s; WhisperEncoder "
+                   "refuses other lengths)";
+        if (o->mels && o->mels != (int64_t)arch_whisper_mels(a))
+            return "input_features' mel bins differ from the model's num_mel_bins";
+        if (dec <= 0)
+            return "Whisper's labels / decoder_input_ids length could not be read (--seq N "
+                   "gives it)";
+    }
+    if ((a->family == FAM_WHISPER || a->family == FAM_BART) && dec > (int64_t)a->positions)
+        return a->family == FAM_WHISPER ? "the labels are longer than Whisper's 448 positions"
+                                        : "the decoder's length exceeds BART's 1024 positions";
+    if (a->family == FAM_BART && o->seq > (int64_t)a->positions)
+        return "input_ids are longer than BART's 1024 positions";
+    return NULL;
 }
 
 bool hf_build(Trace *tr, const Arch *a, const HfOptions *o, TId *logits, TId *loss)
@@ -1326,7 +1663,7 @@ bool hf_build(Trace *tr, const Arch *a, const HfOptions *o, TId *logits, TId *lo
         return false;
     if (!hf_head_supported(a, o->head))
         return false;
-    if (!a->hidden || !a->heads || !a->layers || !a->vocab)
+    if (!a->hidden || !a->heads || !a->layers || !a->vocab || hf_length_error(a, o))
         return false;
     /* BERT / T5's qa_outputs has num_labels outputs, split into exactly two */
     if (o->head == HF_HEAD_QA && (a->family == FAM_BERT || a->family == FAM_T5) &&
@@ -1337,7 +1674,8 @@ bool hf_build(Trace *tr, const Arch *a, const HfOptions *o, TId *logits, TId *lo
     m.a = a;
     m.o = o;
     m.b = o->batch;
-    m.s = o->seq;
+    m.s = m.enc_s = a->family == FAM_WHISPER ? WHISPER_ENCODER_POSITIONS : o->seq;
+    m.dec_s = arch_encoder_decoder(a) ? decoder_length(a, o) : o->seq;
     m.d = a->hidden;
     m.h = a->heads;
     m.kvh = a->kv_heads ? a->kv_heads : a->heads;
@@ -1349,15 +1687,23 @@ bool hf_build(Trace *tr, const Arch *a, const HfOptions *o, TId *logits, TId *lo
      * checkpointing in training; encoders have none. Token classification
      * and QA outputs do not carry it: it is filled, then dropped. */
     m.cache = o->use_cache && !(o->grad_ckpt && tr->training) && a->family != FAM_BERT;
+    if (a->family == FAM_BART && o->labels)
+        m.cache = false;   /* BartForConditionalGeneration: "use_cache is changed to False" */
     m.keep_cache = o->head != HF_HEAD_TOKEN_CLS && (o->head != HF_HEAD_QA || a->family == FAM_T5);
     m.eager = o->eager_attention || a->family == FAM_T5;
-    if (m.hd <= 0 || m.b > ((int64_t)1 << 40) / i64max(m.s, 1))
+    if (m.hd <= 0 || m.b > ((int64_t)1 << 40) / i64max(i64max(m.s, m.dec_s), 1))
         return false;
 
     bool frozen = tr->frozen;
     if (o->lora_r)
         tr->frozen = true;
-    TId ids = tr_input2(tr, DT_I64, m.b, m.s);
+    TId ids;
+    if (a->family == FAM_WHISPER) {   /* input_features (b, mels, frames) */
+        int64_t fd[3] = {m.b, arch_whisper_mels(a), o->seq};
+        ids = tr_input(tr, tr->weight_dtype, 3, fd);
+    } else {
+        ids = tr_input2(tr, DT_I64, m.b, m.s);
+    }
     TId out = 0, h = 0;
     switch (a->family) {
     case FAM_GPT2: h = gpt2(&m, ids); break;
@@ -1369,6 +1715,7 @@ bool hf_build(Trace *tr, const Arch *a, const HfOptions *o, TId *logits, TId *lo
     case FAM_GEMMA2: h = gemma2(&m, ids); break;
     case FAM_PHI3: h = phi3(&m, ids); break;
     case FAM_FALCON: h = falcon(&m, ids); break;
+    case FAM_BLOOM: h = bloom(&m, ids); break;
     case FAM_BERT:
         h = bert(&m, ids, o->head != HF_HEAD_DEFAULT && is_roberta(a));
         break;
@@ -1376,6 +1723,8 @@ bool hf_build(Trace *tr, const Arch *a, const HfOptions *o, TId *logits, TId *lo
     }
     if (a->family == FAM_T5)
         out = t5_head(&m, ids, loss);
+    else if (a->family == FAM_BART || a->family == FAM_WHISPER)
+        out = s2s_head(&m, ids, loss);
     else if (a->family == FAM_BERT)
         out = h ? bert_head(&m, ids, h, loss) : 0;
     else

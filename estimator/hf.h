@@ -62,7 +62,12 @@ typedef enum HfHead { HF_HEAD_DEFAULT, HF_HEAD_CAUSAL_LM, HF_HEAD_MASKED_LM, HF_
                       HF_HEAD_TOKEN_CLS, HF_HEAD_QA, HF_HEAD_SEQ2SEQ_LM, HF_HEAD_BASE } HfHead;
 
 typedef struct HfOptions {
-    int64_t batch, seq;
+    int64_t batch, seq;      /* input_ids (b, seq); Whisper: seq = input_features' frames */
+    int64_t dec_seq;         /* encoder-decoders (T5, BART, Whisper): the labels' or
+                                decoder_input_ids' length, on which the decoder runs; 0: seq
+                                (Whisper: required) */
+    int64_t mels;            /* Whisper: input_features' mel bins as the script gives them
+                                (0: the model's) */
     bool grad_ckpt;          /* gradient_checkpointing_enable(): each decoder layer checkpointed */
     bool eager_attention;    /* attn_implementation="eager"; default is SDPA */
     bool labels;             /* model(..., labels=...): the model computes the loss */
@@ -99,6 +104,10 @@ typedef struct HfOptions {
  * Returns false for a family it does not model, a head kind
  * the family has no class for, or bad sizes. */
 bool hf_build(Trace *tr, const Arch *a, const HfOptions *o, TId *logits, TId *loss);
+
+/* Why transformers would refuse these lengths (Whisper's 3000 frames and 448
+ * decoder positions, BART's 1024), or NULL; hf_build refuses them too. */
+const char *hf_length_error(const Arch *a, const HfOptions *o);
 
 /* Whether the family of `a` has a transformers class for `head`. */
 bool hf_head_supported(const Arch *a, HfHead head);

@@ -148,9 +148,63 @@ static AVal *kwarg(AVal **args, const char **kw, uint32_t n, const char *name, i
 
 /* A Hugging Face model called on token ids: its forward (and loss, with
  * labels) from the snapshot; the output object holds loss and logits. */
+/* Encoder-decoders run the decoder on decoder_input_ids, else on the labels
+ * shifted right: their length, when the script gives either (0: the
+ * encoder's). */
+static int64_t decoder_length(AVal **args, const char **kw, uint32_t n, const AVal *labels)
+{
+    const AVal *dec = kwarg(args, kw, n, "decoder_input_ids", -1);
+    if (dec && dec->k == AV_TENSOR && dec->nd == 2)
+        return dec->dim[1];
+    return labels && labels->k == AV_TENSOR && labels->nd == 2 ? labels->dim[1] : 0;
+}
+
+static AVal *call_hf_with(LibraryCtx *lc, Interp *in, Obj *m, AVal **args, const char **kw,
+                          uint32_t n, const HfOptions *o);
+
+/* Whisper: input_features (b, mels, 3000) and labels (b, tokens); with an
+ * opaque pipeline, --batch and --seq (the labels' length) give them. */
+static AVal *call_whisper(LibraryCtx *lc, Interp *in, Obj *m, AVal **args, const char **kw,
+                          uint32_t n)
+{
+    const EstimateConfig *cfg = lc->cfg;
+    AVal *feats = kwarg(args, kw, n, "input_features", 0);
+    AVal *labels = kwarg(args, kw, n, "labels", -1);
+    HfOptions o;
+    memset(&o, 0, sizeof o);
+    int64_t batch = cfg->batch ? cfg->batch : in->in_trainer ? in->trainer_batch : 0;
+    if (feats && feats->k == AV_TENSOR && feats->nd == 3) {
+        release(in, feats);
+        o.batch = feats->dim[0];
+        o.mels = feats->dim[1];
+        o.seq = feats->dim[2];
+    } else if (batch) {
+        o.batch = batch;
+        o.seq = 2 * WHISPER_ENCODER_POSITIONS;
+        interp_note(in, 0, "the model's input_features could not be read: batch x mel bins x 3000 "
+                           "frames assumed");
+    }
+    o.dec_seq = decoder_length(args, kw, n, labels);
+    if (labels && labels->k == AV_TENSOR)
+        release(in, labels);
+    if (!o.dec_seq && cfg->seq) {
+        o.dec_seq = cfg->seq;
+        interp_note(in, 0, "the labels' length could not be read: --seq decoder tokens assumed");
+    }
+    if (!o.batch) {
+        lc->error = "Whisper's input_features shape (batch, mel bins, 3000) could not be read from "
+                    "the script (--batch N --seq N give it)";
+        return av_unknown(in);
+    }
+    o.labels = (labels && labels->k != AV_NONE) || in->in_trainer || (!feats && lc->training_target);
+    return call_hf_with(lc, in, m, args, kw, n, &o);
+}
+
 static AVal *call_hf(LibraryCtx *lc, Interp *in, Obj *m, AVal **args, const char **kw, uint32_t n)
 {
     const EstimateConfig *cfg = lc->cfg;
+    if (((const Arch *)m->arch)->family == FAM_WHISPER)
+        return call_whisper(lc, in, m, args, kw, n);
     AVal *ids = kwarg(args, kw, n, "input_ids", 0);
     AVal *labels = kwarg(args, kw, n, "labels", -1);
     int64_t batch = cfg->batch ? cfg->batch : in->in_trainer ? in->trainer_batch : 0;
@@ -176,6 +230,25 @@ static AVal *call_hf(LibraryCtx *lc, Interp *in, Obj *m, AVal **args, const char
     release(in, ids);
     if (labels && labels->k == AV_TENSOR)
         release(in, labels);
+    HfOptions o;
+    memset(&o, 0, sizeof o);
+    o.batch = ids->dim[0];
+    o.seq = ids->dim[1];
+    o.dec_seq = decoder_length(args, kw, n, labels);
+    o.labels = labels && labels->k != AV_NONE;
+    return call_hf_with(lc, in, m, args, kw, n, &o);
+}
+
+/* The model's forward on the input sizes in *o (batch, lengths, labels),
+ * with the run's options. */
+static AVal *call_hf_with(LibraryCtx *lc, Interp *in, Obj *m, AVal **args, const char **kw,
+                          uint32_t n, const HfOptions *o_in)
+{
+    const EstimateConfig *cfg = lc->cfg;
+    const Arch *a = m->arch;
+    HfOptions o = *o_in;
+    lc->batch = o.batch;
+    lc->seq = o.seq;
     Trace *tr = in->tr;
     if (!in->in_trainer) {
         tr->training = cfg->train_called;   /* from_pretrained leaves the model in eval() */
@@ -183,14 +256,8 @@ static AVal *call_hf(LibraryCtx *lc, Interp *in, Obj *m, AVal **args, const char
             interp_note(in, 0, "no model.train() call: the model stays in eval() as from_pretrained leaves "
                                "it (dropout off)");
     }
-    const Arch *a = m->arch;
-    HfOptions o;
-    memset(&o, 0, sizeof o);
-    o.batch = lc->batch = ids->dim[0];
-    o.seq = lc->seq = ids->dim[1];
     o.grad_ckpt = cfg->grad_checkpointing && tr->training && !tr->no_grad;
     o.eager_attention = cfg->eager_attention;
-    o.labels = labels && labels->k != AV_NONE;
     /* the v5 Trainer turns the cache off; checkpointing in training does too;
      * so do model(..., use_cache=False) and model.config.use_cache = False */
     AVal *uc = kwarg(args, kw, n, "use_cache", -1);
@@ -202,7 +269,7 @@ static AVal *call_hf(LibraryCtx *lc, Interp *in, Obj *m, AVal **args, const char
      * Phi-3 qkv_proj), else the query and value projections */
     o.lora_targets = cfg->lora_targets ? cfg->lora_targets
                      : a->family == FAM_GPT2 || a->family == FAM_NEOX || a->family == FAM_FALCON ||
-                               a->family == FAM_PHI3
+                               a->family == FAM_PHI3 || a->family == FAM_BLOOM
                            ? LORA_C_ATTN
                            : (LORA_Q | LORA_V);
     o.lora_dropout = cfg->lora_dropout;
@@ -214,6 +281,11 @@ static AVal *call_hf(LibraryCtx *lc, Interp *in, Obj *m, AVal **args, const char
     o.fused_ce = cfg->chunked_ce;
     o.num_labels = m->c;
     TId logits = 0, loss = 0;
+    const char *length_error = hf_length_error(a, &o);
+    if (length_error) {
+        lc->error = length_error;
+        return av_unknown(in);
+    }
     if (!hf_build(tr, a, &o, &logits, &loss)) {
         lc->error = arena_printf(in->a, "the %s family has no forward description for training "
                                         "estimates yet", arch_family_name(a->family));
