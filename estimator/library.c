@@ -5,6 +5,7 @@
 #include "library.h"
 #include "hf.h"
 #include "interp_int.h"
+#include "timm.h"
 #include "vision.h"
 #include <string.h>
 
@@ -25,6 +26,7 @@ static const char *after(const char *q, const char *prefix)
 }
 
 static void release(Interp *in, AVal *x);
+static AVal *kwarg(AVal **args, const char **kw, uint32_t n, const char *name, int pos);
 
 /* The head a from_pretrained class loads: AutoModelForX / FamilyForX /
  * FamilyModel / AutoModel. */
@@ -49,18 +51,52 @@ static int head_of(const char *qual)
     return HF_HEAD_DEFAULT;
 }
 
+/* num_classes=N (default 1000) of a vision model */
+static int64_t num_classes_of(AVal **args, const char **kw, uint32_t n)
+{
+    int64_t nc = 1000;
+    for (uint32_t i = 0; i < n; i++)
+        if (kw[i] && strcmp(kw[i], "num_classes") == 0)
+            av_int_of(args[i], &nc);
+    return nc;
+}
+
+/* timm.create_model(name, pretrained=..., num_classes=...): the torchvision
+ * builder with timm's parameter tree (timm.c). */
+static bool timm_model(LibraryCtx *lc, Interp *in, AVal **args, const char **kw, uint32_t n, Obj *out)
+{
+    AVal *name = kwarg(args, kw, n, "model_name", 0);
+    if (!name || name->k != AV_STR) {
+        lc->error = "timm.create_model's model name is not a literal or a constant pfc can read";
+        return false;
+    }
+    const char *vision = timm_vision_name(name->s);
+    if (!vision) {
+        lc->error = arena_printf(in->a, "timm model '%s' is not one pfc models (ResNet, ViT, ConvNeXt, "
+                                        "EfficientNet B0-B3)", name->s);
+        return false;
+    }
+    out->nn = NN_VISION;
+    out->arch = vision;
+    out->a = num_classes_of(args, kw, n);
+    lc->model_name = name->s;
+    interp_note(in, 0, arena_printf(in->a, "timm's %s is modelled with torchvision's layer order (the same "
+                                           "parameters; timm's attention reshapes and drop-path defaults "
+                                           "differ slightly)", name->s));
+    return true;
+}
+
 static bool library_model(void *ctx, Interp *in, const char *qual, AVal **args, const char **kw,
                           uint32_t n, Obj *out)
 {
     LibraryCtx *lc = ctx;
+    if (strcmp(qual, "timm.create_model") == 0 || strcmp(qual, "timm.models.create_model") == 0)
+        return timm_model(lc, in, args, kw, n, out);
     const char *name = after(qual, "torchvision.models.");
     if (name && known_vision(name)) {
         out->nn = NN_VISION;
         out->arch = name;
-        out->a = 1000;
-        for (uint32_t i = 0; i < n; i++)
-            if (kw[i] && strcmp(kw[i], "num_classes") == 0)
-                av_int_of(args[i], &out->a);
+        out->a = num_classes_of(args, kw, n);
         lc->model_name = name;
         return true;
     }

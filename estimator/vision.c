@@ -224,7 +224,8 @@ static TId pool_flatten(Trace *tr, TId x)
 
 typedef enum Family {
     F_RESNET, F_VGG, F_DENSENET, F_EFFNET, F_EFFNET_V2, F_MOBILENET_V2, F_MOBILENET_V3,
-    F_VIT, F_CONVNEXT, F_REGNET, F_ALEXNET
+    F_VIT, F_CONVNEXT, F_REGNET, F_ALEXNET, F_SQUEEZENET, F_SHUFFLENET, F_MNASNET, F_GOOGLENET,
+    F_INCEPTION, F_SWIN
 } Family;
 
 typedef struct VModel {
@@ -243,7 +244,11 @@ typedef struct VModel {
  *  mobilenet_v3: large
  *  vit:        patch, layers, heads, hidden, mlp
  *  convnext:   dims x4, depths x4; stochastic depth probability
- *  regnet:     depth, w_0, group_width; w_a, w_m, se_ratio */
+ *  regnet:     depth, w_0, group_width; w_a, w_m, se_ratio
+ *  squeezenet: version (0 1.0, 1 1.1)
+ *  shufflenet: stage output channels x3, last conv channels
+ *  mnasnet:    -; width multiplier (alpha)
+ *  swin:       embed dim, depths x4, window, v2; stochastic depth probability */
 #define VISION_MODELS(X) \
     X("resnet18", F_RESNET, {0, 2, 2, 2, 2, 1, 64}, {0}) \
     X("resnet34", F_RESNET, {0, 3, 4, 6, 3, 1, 64}, {0}) \
@@ -305,17 +310,41 @@ typedef struct VModel {
     X("regnet_x_8gf", F_REGNET, {23, 80, 120}, {49.56, 2.88, 0}) \
     X("regnet_x_16gf", F_REGNET, {22, 216, 128}, {55.59, 2.1, 0}) \
     X("regnet_x_32gf", F_REGNET, {23, 320, 168}, {69.86, 2.0, 0}) \
-    X("alexnet", F_ALEXNET, {0}, {0})
+    X("alexnet", F_ALEXNET, {0}, {0}) \
+    X("squeezenet1_0", F_SQUEEZENET, {0}, {0}) \
+    X("squeezenet1_1", F_SQUEEZENET, {1}, {0}) \
+    X("shufflenet_v2_x0_5", F_SHUFFLENET, {48, 96, 192, 1024}, {0}) \
+    X("shufflenet_v2_x1_0", F_SHUFFLENET, {116, 232, 464, 1024}, {0}) \
+    X("shufflenet_v2_x1_5", F_SHUFFLENET, {176, 352, 704, 1024}, {0}) \
+    X("shufflenet_v2_x2_0", F_SHUFFLENET, {244, 488, 976, 2048}, {0}) \
+    X("mnasnet0_5", F_MNASNET, {0}, {0.5}) \
+    X("mnasnet0_75", F_MNASNET, {0}, {0.75}) \
+    X("mnasnet1_0", F_MNASNET, {0}, {1.0}) \
+    X("mnasnet1_3", F_MNASNET, {0}, {1.3}) \
+    X("googlenet", F_GOOGLENET, {0}, {0}) \
+    X("inception_v3", F_INCEPTION, {0}, {0}) \
+    X("swin_t", F_SWIN, {96, 2, 2, 6, 2, 7, 0}, {0.2}) \
+    X("swin_s", F_SWIN, {96, 2, 2, 18, 2, 7, 0}, {0.3}) \
+    X("swin_b", F_SWIN, {128, 2, 2, 18, 2, 7, 0}, {0.5}) \
+    X("swin_v2_t", F_SWIN, {96, 2, 2, 6, 2, 8, 1}, {0.2}) \
+    X("swin_v2_s", F_SWIN, {96, 2, 2, 18, 2, 8, 1}, {0.3}) \
+    X("swin_v2_b", F_SWIN, {128, 2, 2, 18, 2, 8, 1}, {0.5})
+
+/* Configurations torchvision does not ship, built for timm's names (timm.c);
+ * the "timm:" prefix keeps them out of torchvision.models' namespace. */
+#define TIMM_ONLY_MODELS(X) \
+    X("timm:vit_tiny_patch16_224", F_VIT, {16, 12, 3, 192, 768}, {0}) \
+    X("timm:vit_small_patch16_224", F_VIT, {16, 12, 6, 384, 1536}, {0})
 
 #define AS_MODEL(name, fam, ...) {name, fam, __VA_ARGS__},
 #define AS_NAME(name, fam, ...) name,
-static const VModel models[] = {VISION_MODELS(AS_MODEL)};
+static const VModel models[] = {VISION_MODELS(AS_MODEL) TIMM_ONLY_MODELS(AS_MODEL)};
 static const char *const model_names[] = {VISION_MODELS(AS_NAME)};
 #define NMODELS (sizeof models / sizeof models[0])
 
 const char *const *vision_names(size_t *n)
 {
-    *n = NMODELS;
+    *n = sizeof model_names / sizeof model_names[0];
     return model_names;
 }
 
@@ -830,6 +859,430 @@ static TId regnet(Trace *tr, TId x, const VModel *m, int64_t nc)
     return linear(tr, pool_flatten(tr, x), nc, true);
 }
 
+/* ---- SqueezeNet (squeezenet.py) ------------------------------------------------------------ */
+
+/* MaxPool2d(k, 2, ceil_mode=True): where ceil rounding adds an output row,
+ * one row of padding gives the same size (stride 2). */
+static TId pool_ceil(Trace *tr, TId x, int k, int stride)
+{
+    int64_t h = tr_dim(tr, x, 2);
+    int64_t rem = (h - k) % stride;
+    return tr_pool2d(tr, x, k, stride, rem ? 1 : 0, true);
+}
+
+static TId fire(Trace *tr, TId x, int64_t squeeze, int64_t e1, int64_t e3)
+{
+    x = tr_act(tr, conv(tr, x, squeeze, 1, 1, 0, 1, true), ACT_RELU, true);
+    TId parts[2] = {tr_act(tr, conv(tr, x, e1, 1, 1, 0, 1, true), ACT_RELU, true),
+                    tr_act(tr, conv(tr, x, e3, 3, 1, 1, 1, true), ACT_RELU, true)};
+    return tr_cat(tr, parts, 2, 1);
+}
+
+/* squeezenet1_0: conv1 3*96*49 + 96 = 14,208; the eight Fire modules
+ * 11,920 + 12,432 + 45,344 + 49,440 + 104,880 + 111,024 + 188,992 + 197,184;
+ * the 1x1 classifier conv 513,000: 1,248,424 in all (the published figure). */
+static TId squeezenet(Trace *tr, TId x, const VModel *m, int64_t nc)
+{
+    /* squeeze, expand per Fire; 0 is a ceil-mode max pool */
+    static const int16_t v10[][2] = {{0, 0}, {16, 64}, {16, 64}, {32, 128}, {0, 0}, {32, 128},
+                                     {48, 192}, {48, 192}, {64, 256}, {0, 0}, {64, 256}, {-1, 0}};
+    static const int16_t v11[][2] = {{0, 0}, {16, 64}, {16, 64}, {0, 0}, {32, 128}, {32, 128},
+                                     {0, 0}, {48, 192}, {48, 192}, {64, 256}, {64, 256}, {-1, 0}};
+    bool first = m->i[0] == 0;
+    x = first ? conv(tr, x, 96, 7, 2, 0, 1, true) : conv(tr, x, 64, 3, 2, 0, 1, true);
+    x = tr_act(tr, x, ACT_RELU, true);
+    const int16_t(*cfg)[2] = first ? v10 : v11;
+    for (int i = 0; cfg[i][0] >= 0; i++)
+        x = cfg[i][0] ? fire(tr, x, cfg[i][0], cfg[i][1], cfg[i][1]) : pool_ceil(tr, x, 3, 2);
+    x = tr_dropout(tr, x, 0.5);
+    x = tr_act(tr, conv(tr, x, nc, 1, 1, 0, 1, true), ACT_RELU, true);
+    return pool_flatten(tr, x);
+}
+
+/* ---- ShuffleNet V2 (shufflenetv2.py) ------------------------------------------------------- */
+
+/* A channel slice x[:, from:from+c] (chunk): a view of x. */
+static TId channel_slice(Trace *tr, TId x, int64_t c)
+{
+    int64_t d[4] = {tr_dim(tr, x, 0), c, tr_dim(tr, x, 2), tr_dim(tr, x, 3)};
+    return tr_view(tr, x, 4, d);
+}
+
+static TId shuffle_unit(Trace *tr, TId x, int64_t oup, int stride)
+{
+    int64_t inp = chans(tr, x), bf = oup / 2;
+    TId left, right = stride > 1 ? x : channel_slice(tr, x, bf);
+    if (stride > 1) {   /* branch1: depthwise 3x3, BN, 1x1, BN, ReLU */
+        left = bn(tr, conv(tr, x, inp, 3, stride, 1, (int)inp, false));
+        left = cna(tr, left, bf, 1, 1, 1, ACT_RELU);
+    } else {
+        left = channel_slice(tr, x, bf);
+    }
+    right = cna(tr, right, bf, 1, 1, 1, ACT_RELU);
+    right = bn(tr, conv(tr, right, bf, 3, stride, 1, (int)bf, false));
+    right = cna(tr, right, bf, 1, 1, 1, ACT_RELU);
+    TId parts[2] = {left, right};
+    TId y = tr_cat(tr, parts, 2, 1);
+    /* channel_shuffle: view, transpose(1, 2).contiguous() (a copy), view */
+    int64_t d[4] = {tr_dim(tr, y, 0), chans(tr, y), tr_dim(tr, y, 2), tr_dim(tr, y, 3)};
+    return tr_copy(tr, y, 4, d);
+}
+
+static TId shufflenet(Trace *tr, TId x, const VModel *m, int64_t nc)
+{
+    static const int repeats[3] = {4, 8, 4};
+    x = cna(tr, x, 24, 3, 2, 1, ACT_RELU);
+    x = tr_pool2d(tr, x, 3, 2, 1, true);
+    for (int s = 0; s < 3; s++)
+        for (int j = 0; j < repeats[s]; j++)
+            x = shuffle_unit(tr, x, m->i[s], j ? 1 : 2);
+    x = cna(tr, x, m->i[3], 1, 1, 1, ACT_RELU);
+    int64_t d[2] = {tr_dim(tr, x, 0), chans(tr, x)};
+    x = tr_reduce_to(tr, x, 2, d);   /* x.mean([2, 3]) */
+    return linear(tr, x, nc, true);
+}
+
+/* ---- MNASNet (mnasnet.py, version 2) ------------------------------------------------------- */
+
+/* mnasnet._round_to_multiple_of(val, 8, 0.9) */
+static int64_t round_to_8(double v)
+{
+    int64_t nv = (int64_t)(v + 4) / 8 * 8;
+    if (nv < 8)
+        nv = 8;
+    return (double)nv >= 0.9 * v ? nv : nv + 8;
+}
+
+static TId mnas_unit(Trace *tr, TId x, int64_t out, int k, int stride, int expand)
+{
+    int64_t in = chans(tr, x), mid = in * expand;
+    TId h = cna(tr, x, mid, 1, 1, 1, ACT_RELU);
+    h = cna(tr, h, mid, k, stride, (int)mid, ACT_RELU);
+    h = cna(tr, h, out, 1, 1, 1, NO_ACT);
+    return in == out && stride == 1 ? tr_add(tr, h, x) : h;
+}
+
+static TId mnasnet(Trace *tr, TId x, const VModel *m, int64_t nc)
+{
+    static const int base[8] = {32, 16, 24, 40, 80, 96, 192, 320};
+    /* kernel, stride, expansion, repeats of _stack */
+    static const int stacks[6][4] = {{3, 2, 3, 3}, {5, 2, 3, 3}, {5, 2, 6, 3},
+                                     {3, 1, 6, 2}, {5, 2, 6, 4}, {3, 1, 6, 1}};
+    int64_t d[8];
+    for (int i = 0; i < 8; i++)
+        d[i] = round_to_8(base[i] * m->f[0]);
+    x = cna(tr, x, d[0], 3, 2, 1, ACT_RELU);
+    x = cna(tr, x, d[0], 3, 1, (int)d[0], ACT_RELU);
+    x = cna(tr, x, d[1], 1, 1, 1, NO_ACT);
+    for (int s = 0; s < 6; s++)
+        for (int j = 0; j < stacks[s][3]; j++)
+            x = mnas_unit(tr, x, d[s + 2], stacks[s][0], j ? 1 : stacks[s][1], stacks[s][2]);
+    x = cna(tr, x, 1280, 1, 1, 1, ACT_RELU);
+    int64_t pooled[2] = {tr_dim(tr, x, 0), 1280};
+    x = tr_reduce_to(tr, x, 2, pooled);   /* x.mean([2, 3]) */
+    x = dropout_inplace(tr, x, 0.2);
+    return linear(tr, x, nc, true);
+}
+
+/* ---- GoogLeNet and Inception v3 (googlenet.py, inception.py) ------------------------------- */
+
+/* BasicConv2d: conv without bias, BatchNorm (eps 0.001), relu(inplace=True). */
+static TId bconv(Trace *tr, TId x, int64_t cout, int k, int stride, int pad)
+{
+    x = conv(tr, x, cout, k, stride, pad, 1, false);
+    return tr_act(tr, bn(tr, x), ACT_RELU, true);
+}
+
+/* BasicConv2d with a (kh, kw) kernel, stride 1 and the padding that keeps
+ * the size (Inception's 1x7, 7x1, 1x3, 3x1): the weight holds
+ * cout * cin * kh * kw values; the output has the input's height and width. */
+static TId bconv_rect(Trace *tr, TId x, int64_t cout, int kh, int kw)
+{
+    uint64_t cin = (uint64_t)chans(tr, x);
+    uint32_t w = tr_param(tr, ck_mul(ck_mul((uint64_t)cout, cin), (uint64_t)(kh * kw)));
+    x = tr_conv2d(tr, x, cout, 1, 1, 0, 1, w, 0);
+    return tr_act(tr, bn(tr, x), ACT_RELU, true);
+}
+
+/* googlenet.Inception: 1x1 | 1x1, 3x3 | 1x1, 3x3 (torchvision's "5x5" branch
+ * is a 3x3) | max pool 3 stride 1 (ceil), 1x1; concatenated. */
+static TId goog_inception(Trace *tr, TId x, const int16_t *c)
+{
+    TId b[4];
+    b[0] = bconv(tr, x, c[0], 1, 1, 0);
+    b[1] = bconv(tr, bconv(tr, x, c[1], 1, 1, 0), c[2], 3, 1, 1);
+    b[2] = bconv(tr, bconv(tr, x, c[3], 1, 1, 0), c[4], 3, 1, 1);
+    b[3] = bconv(tr, tr_pool2d(tr, x, 3, 1, 1, true), c[5], 1, 1, 0);
+    return tr_cat(tr, b, 4, 1);
+}
+
+/* googlenet() as torchvision loads it with weights (aux_logits off, its
+ * published 6,624,904 parameters); transform_input off. */
+static TId googlenet(Trace *tr, TId x, int64_t nc)
+{
+    static const int16_t blocks[9][6] = {
+        {64, 96, 128, 16, 32, 32}, {128, 128, 192, 32, 96, 64}, {192, 96, 208, 16, 48, 64},
+        {160, 112, 224, 24, 64, 64}, {128, 128, 256, 24, 64, 64}, {112, 144, 288, 32, 64, 64},
+        {256, 160, 320, 32, 128, 128}, {256, 160, 320, 32, 128, 128}, {384, 192, 384, 48, 128, 128},
+    };
+    x = pool_ceil(tr, bconv(tr, x, 64, 7, 2, 3), 3, 2);
+    x = bconv(tr, bconv(tr, x, 64, 1, 1, 0), 192, 3, 1, 1);
+    x = pool_ceil(tr, x, 3, 2);
+    for (int i = 0; i < 9; i++) {
+        x = goog_inception(tr, x, blocks[i]);
+        if (i == 1)
+            x = pool_ceil(tr, x, 3, 2);
+        if (i == 6)
+            x = pool_ceil(tr, x, 2, 2);
+    }
+    x = pool_flatten(tr, x);
+    x = tr_dropout(tr, x, 0.2);
+    return linear(tr, x, nc, true);
+}
+
+static TId incept_a(Trace *tr, TId x, int64_t pool_features)
+{
+    TId b[4];
+    b[0] = bconv(tr, x, 64, 1, 1, 0);
+    b[1] = bconv(tr, bconv(tr, x, 48, 1, 1, 0), 64, 5, 1, 2);
+    b[2] = bconv(tr, bconv(tr, bconv(tr, x, 64, 1, 1, 0), 96, 3, 1, 1), 96, 3, 1, 1);
+    b[3] = bconv(tr, tr_pool2d(tr, x, 3, 1, 1, false), pool_features, 1, 1, 0);
+    return tr_cat(tr, b, 4, 1);
+}
+
+static TId incept_b(Trace *tr, TId x)
+{
+    TId b[3];
+    b[0] = bconv(tr, x, 384, 3, 2, 0);
+    b[1] = bconv(tr, bconv(tr, bconv(tr, x, 64, 1, 1, 0), 96, 3, 1, 1), 96, 3, 2, 0);
+    b[2] = tr_pool2d(tr, x, 3, 2, 0, true);
+    return tr_cat(tr, b, 3, 1);
+}
+
+static TId incept_c(Trace *tr, TId x, int64_t c7)
+{
+    TId b[4];
+    b[0] = bconv(tr, x, 192, 1, 1, 0);
+    b[1] = bconv_rect(tr, bconv_rect(tr, bconv(tr, x, c7, 1, 1, 0), c7, 1, 7), 192, 7, 1);
+    TId d = bconv(tr, x, c7, 1, 1, 0);
+    d = bconv_rect(tr, bconv_rect(tr, d, c7, 7, 1), c7, 1, 7);
+    b[2] = bconv_rect(tr, bconv_rect(tr, d, c7, 7, 1), 192, 1, 7);
+    b[3] = bconv(tr, tr_pool2d(tr, x, 3, 1, 1, false), 192, 1, 1, 0);
+    return tr_cat(tr, b, 4, 1);
+}
+
+static TId incept_d(Trace *tr, TId x)
+{
+    TId b[3];
+    b[0] = bconv(tr, bconv(tr, x, 192, 1, 1, 0), 320, 3, 2, 0);
+    TId d = bconv_rect(tr, bconv_rect(tr, bconv(tr, x, 192, 1, 1, 0), 192, 1, 7), 192, 7, 1);
+    b[1] = bconv(tr, d, 192, 3, 2, 0);
+    b[2] = tr_pool2d(tr, x, 3, 2, 0, true);
+    return tr_cat(tr, b, 3, 1);
+}
+
+/* 1x3 and 3x1 of the same input, concatenated */
+static TId incept_split(Trace *tr, TId x)
+{
+    TId p[2] = {bconv_rect(tr, x, 384, 1, 3), bconv_rect(tr, x, 384, 3, 1)};
+    return tr_cat(tr, p, 2, 1);
+}
+
+static TId incept_e(Trace *tr, TId x)
+{
+    TId b[4];
+    b[0] = bconv(tr, x, 320, 1, 1, 0);
+    b[1] = incept_split(tr, bconv(tr, x, 384, 1, 1, 0));
+    b[2] = incept_split(tr, bconv(tr, bconv(tr, x, 448, 1, 1, 0), 384, 3, 1, 1));
+    b[3] = bconv(tr, tr_pool2d(tr, x, 3, 1, 1, false), 192, 1, 1, 0);
+    return tr_cat(tr, b, 4, 1);
+}
+
+/* InceptionAux, run in training only: avg pool 5 stride 3, 1x1 to 128, 5x5
+ * to 768, pool, fc. Its 5x5 needs a 5x5 input: torchvision fails below. */
+static TId incept_aux(Trace *tr, TId x, int64_t nc)
+{
+    x = tr_pool2d(tr, x, 5, 3, 0, false);
+    x = bconv(tr, x, 128, 1, 1, 0);
+    if (tr_dim(tr, x, 2) < 5 || tr_dim(tr, x, 3) < 5)
+        return 0;
+    x = bconv(tr, x, 768, 5, 1, 0);
+    return linear(tr, pool_flatten(tr, x), nc, true);
+}
+
+/* inception_v3 with aux_logits (the default, and the published 27,161,264
+ * parameters); transform_input off (weights=None). Returns 0 for an image
+ * too small for the auxiliary head in training (299 is the usual size). */
+static TId inception_v3(Trace *tr, TId x, int64_t nc)
+{
+    x = bconv(tr, x, 32, 3, 2, 0);
+    x = bconv(tr, x, 32, 3, 1, 0);
+    x = bconv(tr, x, 64, 3, 1, 1);
+    x = tr_pool2d(tr, x, 3, 2, 0, true);
+    x = bconv(tr, x, 80, 1, 1, 0);
+    x = bconv(tr, x, 192, 3, 1, 0);
+    x = tr_pool2d(tr, x, 3, 2, 0, true);
+    x = incept_a(tr, incept_a(tr, incept_a(tr, x, 32), 64), 64);
+    x = incept_b(tr, x);
+    x = incept_c(tr, incept_c(tr, incept_c(tr, incept_c(tr, x, 128), 160), 160), 192);
+    uint64_t aux_params = 768ull * 128 + 2 * 128 + 128ull * 768 * 25 + 2 * 768 + 768ull * (uint64_t)nc + (uint64_t)nc;
+    if (tr->training) {
+        if (!incept_aux(tr, x, nc))
+            return 0;
+    } else {
+        tr_param(tr, aux_params);   /* built, not run in eval */
+    }
+    x = incept_e(tr, incept_e(tr, incept_d(tr, x)));
+    x = pool_flatten(tr, x);
+    x = tr_dropout(tr, x, 0.5);
+    return linear(tr, x, nc, true);
+}
+
+/* ---- Swin Transformer V1 and V2 (swin_transformer.py) -------------------------------------- */
+
+static int64_t round_up_to(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
+
+/* The (1, heads, N, N) relative position bias, from a parameter table (V1:
+ * (2w-1)^2 x heads, gathered) or from the continuous-position MLP (V2:
+ * Linear(2, 512), ReLU, Linear(512, heads, no bias), 16 * sigmoid; its
+ * activations are (2w-1)^2 x 512 values, too few to model). It requires
+ * grad, so adding it to the scores saves nothing extra. */
+static TId swin_bias(Trace *tr, int64_t heads, int ws, bool v2)
+{
+    uint64_t table = (uint64_t)(2 * ws - 1) * (uint64_t)(2 * ws - 1);
+    if (v2) {
+        tr_param(tr, 2 * 512 + 512);
+        tr_param(tr, 512 * (uint64_t)heads);
+    } else {
+        tr_param(tr, table * (uint64_t)heads);
+    }
+    int64_t d[4] = {1, heads, (int64_t)ws * ws, (int64_t)ws * ws};
+    return fresh(tr, ac_dtype(tr, tr->weight_dtype), 4, d, true);
+}
+
+/* F.normalize(x, dim=-1): x / norm, saving x and the (..., 1) norm. */
+static TId l2_normalize(Trace *tr, TId x)
+{
+    int64_t d[TR_MAXDIM];
+    int nd = tr->t.v[x].nd;
+    memcpy(d, tr->t.v[x].dim, sizeof d);
+    d[nd - 1] = 1;
+    TId norm = fresh(tr, tr_dtype(tr, x), nd, d, true);
+    return tr_mul(tr, x, norm);
+}
+
+/* shifted_window_attention on a (B, H, W, C) input: pad to whole windows
+ * (F.pad copies), roll by the shift, partition into (B*nW, ws*ws, C) windows
+ * (a reshape of a permute: a copy), qkv linear, scores, bias (and the shift
+ * mask), softmax, @ v, merge heads (a copy), projection, reverse partition
+ * and roll (copies), and crop when padded. Scores are explicit matmuls. */
+static TId swin_attention(Trace *tr, TId x, int64_t heads, int ws, int shift, bool v2)
+{
+    int64_t b = tr_dim(tr, x, 0), h = tr_dim(tr, x, 1), w = tr_dim(tr, x, 2), c = tr_dim(tr, x, 3);
+    int64_t ph = round_up_to(h, ws), pw = round_up_to(w, ws), n = (int64_t)ws * ws;
+    int64_t nw = ph / ws * (pw / ws), hd = c / heads;
+    if (ws >= ph && ws >= pw)
+        shift = 0;
+    int64_t padded[4] = {b, ph, pw, c};
+    x = tr_copy(tr, x, 4, padded);
+    if (shift)
+        x = tr_copy(tr, x, 4, padded);   /* torch.roll */
+    int64_t win[3] = {b * nw, n, c};
+    x = tr_copy(tr, x, 3, win);
+    TId qkv = linear(tr, x, 3 * c, true);
+    int64_t hv[4] = {b * nw, heads, n, hd}, kt[4] = {b * nw, heads, hd, n};
+    TId q = tr_view(tr, qkv, 4, hv), k = tr_view(tr, qkv, 4, hv), v = tr_view(tr, qkv, 4, hv);
+    TId attn;
+    if (v2) {
+        TId kn = l2_normalize(tr, k);
+        attn = tr_matmul(tr, l2_normalize(tr, q), tr_view(tr, kn, 4, kt));
+        int64_t sd[3] = {heads, 1, 1};
+        attn = tr_mul(tr, attn, param_tensor(tr, 3, sd));   /* * logit_scale.exp() */
+    } else {
+        attn = tr_matmul(tr, tr_scale(tr, q), tr_view(tr, k, 4, kt));
+    }
+    attn = tr_add(tr, attn, swin_bias(tr, heads, ws, v2));
+    if (shift) {
+        int64_t md[4] = {1, 1, n, n};
+        attn = tr_add(tr, attn, fresh(tr, tr_dtype(tr, attn), 4, md, false));
+    }
+    attn = tr_softmax(tr, attn, false);
+    TId o = tr_matmul(tr, attn, v);
+    o = tr_copy(tr, o, 3, win);   /* transpose(1, 2).reshape(B*nW, N, C) */
+    o = linear(tr, o, c, true);
+    o = tr_copy(tr, o, 4, padded);
+    if (shift)
+        o = tr_copy(tr, o, 4, padded);
+    if (ph != h || pw != w) {
+        int64_t crop[4] = {b, h, w, c};
+        o = tr_copy(tr, o, 4, crop);
+    }
+    return o;
+}
+
+static TId swin_mlp(Trace *tr, TId x)
+{
+    int64_t c = tr_dim(tr, x, -1);
+    x = tr_act(tr, linear(tr, x, 4 * c, true), ACT_GELU, false);
+    return linear(tr, x, c, true);
+}
+
+/* V1: x + sd(attn(norm1(x))), then x + sd(mlp(norm2(x))); V2 normalises
+ * after the attention and the MLP instead (res-post-norm). */
+static TId swin_block(Trace *tr, TId x, int64_t heads, int ws, int shift, double sd, bool v2)
+{
+    TId h = v2 ? ln(tr, swin_attention(tr, x, heads, ws, shift, true))
+               : swin_attention(tr, ln(tr, x), heads, ws, shift, false);
+    x = tr_add(tr, x, stochastic_depth(tr, h, sd));
+    h = v2 ? ln(tr, swin_mlp(tr, x)) : swin_mlp(tr, ln(tr, x));
+    return tr_add(tr, x, stochastic_depth(tr, h, sd));
+}
+
+/* PatchMerging (V1: cat, norm(4C), reduction; V2: cat, reduction, norm(2C));
+ * odd sizes are padded first (F.pad: a copy), the four strided slices are
+ * views of it. */
+static TId patch_merge(Trace *tr, TId x, bool v2)
+{
+    int64_t b = tr_dim(tr, x, 0), h = tr_dim(tr, x, 1), w = tr_dim(tr, x, 2), c = tr_dim(tr, x, 3);
+    int64_t padded[4] = {b, round_up_to(h, 2), round_up_to(w, 2), c};
+    x = tr_copy(tr, x, 4, padded);
+    int64_t q[4] = {b, padded[1] / 2, padded[2] / 2, c};
+    TId parts[4];
+    for (int i = 0; i < 4; i++)
+        parts[i] = tr_view(tr, x, 4, q);
+    x = tr_cat(tr, parts, 4, 3);
+    if (v2)
+        return ln(tr, linear(tr, x, 2 * c, false));
+    return linear(tr, ln(tr, x), 2 * c, false);
+}
+
+/* swin_t: blocks 12d^2 + 13d + 169h each (norms 4d, qkv 3d^2 + 3d, proj
+ * d^2 + d, MLP 8d^2 + 5d, bias table 169h): 2 x 112,347 + 2 x 445,878 +
+ * 6 x 1,776,492 + 2 x 7,091,928; merges 8d^2 + 8d: 74,496 + 296,448 +
+ * 1,182,720; stem 4,704 + 192; final norm 1,536; head 769,000: 28,288,354. */
+static TId swin(Trace *tr, TId x, const VModel *m, int64_t nc)
+{
+    int64_t dim = m->i[0];
+    const int32_t *depths = m->i + 1;
+    int ws = m->i[5];
+    bool v2 = m->i[6] != 0;
+    x = conv(tr, x, dim, 4, 4, 0, 1, true);
+    x = ln(tr, permute_nhwc(tr, x));
+    int total = depths[0] + depths[1] + depths[2] + depths[3], id = 0;
+    for (int s = 0; s < 4; s++) {
+        int64_t heads = (int64_t)3 << s;
+        if (dim == 128)
+            heads = (int64_t)4 << s;
+        for (int j = 0; j < depths[s]; j++, id++)
+            x = swin_block(tr, x, heads, ws, j % 2 ? ws / 2 : 0, m->f[0] * id / (total - 1.0), v2);
+        if (s < 3)
+            x = patch_merge(tr, x, v2);
+    }
+    x = ln(tr, x);
+    x = flatten(tr, tr_adaptive_pool(tr, permute_nchw(tr, x), 1, 1));
+    return linear(tr, x, nc, true);
+}
+
 /* ---- entry --------------------------------------------------------------------------------- */
 
 bool vision_build(Trace *tr, const char *name, int64_t batch, int64_t image, int64_t num_classes,
@@ -861,8 +1314,14 @@ bool vision_build(Trace *tr, const char *name, int64_t batch, int64_t image, int
     case F_CONVNEXT: y = convnext(tr, x, m, num_classes); break;
     case F_REGNET: y = regnet(tr, x, m, num_classes); break;
     case F_ALEXNET: y = alexnet(tr, x, num_classes); break;
+    case F_SQUEEZENET: y = squeezenet(tr, x, m, num_classes); break;
+    case F_SHUFFLENET: y = shufflenet(tr, x, m, num_classes); break;
+    case F_MNASNET: y = mnasnet(tr, x, m, num_classes); break;
+    case F_GOOGLENET: y = googlenet(tr, x, num_classes); break;
+    case F_INCEPTION: y = inception_v3(tr, x, num_classes); break;
+    case F_SWIN: y = swin(tr, x, m, num_classes); break;
     }
     if (logits)
         *logits = y;
-    return true;
+    return y != 0;
 }
