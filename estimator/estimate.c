@@ -492,7 +492,11 @@ static void read_call(Reader *r, Interp *in, int fi, const IrValue *v)
         if (kw_int(&k, "gradient_accumulation_steps", &n) && n > 1)
             cfg->accumulation = n;
     } else if (qual_is(r, q, "deepspeed.initialize")) {
-        read_deepspeed(r, in, kw(&k, "config") ? kw(&k, "config") : kw(&k, "config_params"), v);
+        AVal *config = kw(&k, "config") ? kw(&k, "config") : kw(&k, "config_params");
+        AVal *cmd = config ? NULL : kw(&k, "args");   /* deepspeed.add_config_arguments' --deepspeed_config */
+        if (cmd && cmd->k == AV_OBJECT)
+            config = obj_get(cmd->obj, "deepspeed_config");
+        read_deepspeed(r, in, config, v);
     } else if (qual_is(r, q, "peft.LoraConfig")) {
         int64_t rank;
         if (kw_int(&k, "r", &rank) && rank > 0)   /* a huge rank stays huge (not wrapped to 0) */

@@ -70,10 +70,37 @@ check(C(z2, "optimizer_state") == P and C(z2, "gradients") == 4 * P // 8 and B(z
 check(B(z3, "weights") == 4 * P // 8 + 2 * 4 * P // 8 == 201326592 and C(z3, "gradients") == 4 * P // 8,
       "ZeRO-3 x8: weights 4P/8 + 2 gathered layers = 201326592, gradients 67108864",
       f"ZeRO-3: weights {B(z3, 'weights')}, grads {C(z3, 'gradients')}")
-check(z3p["allocated_peak_bytes"] == z3["allocated_peak_bytes"], "config_params= reads the file as config= does",
+check(z3p["allocated_peak_bytes"] == z3["allocated_peak_bytes"] and C(z3p, "gradients") == 4 * P // 8,
+      "config_params= reads the file as config= does",
       f"config_params {z3p['allocated_peak_bytes']} vs config {z3['allocated_peak_bytes']}")
 check(z1["batch"] == 16 and A(z1, "ds1.json"), "the file is named in an assumption line, micro-batch 16",
       f"batch {z1['batch']}, assumptions {z1['assumptions']}")
+PY
+
+echo "--- 1b. deepspeed.initialize(args=args): --deepspeed_config's argparse default names the file"
+# as case 1's ZeRO-3: gradients 4P/8 = 67108864
+cat > dsargs.py <<'PY'
+import argparse
+import torch
+import torch.nn as nn
+import deepspeed
+parser = argparse.ArgumentParser()
+parser.add_argument("--deepspeed_config", default="ds3.json")
+args = parser.parse_args()
+model = nn.Sequential(*[nn.Linear(4096, 4096, bias=False) for _ in range(8)])
+opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+engine, opt, _, _ = deepspeed.initialize(args=args, model=model, optimizer=opt)
+for step in range(10):
+    x = torch.randn(16, 4096, device="cuda")
+    loss = engine(x).square().mean()
+    engine.backward(loss)
+    engine.step()
+PY
+est dsargs dsargs.py --world-size 8
+verdict dsargs <<'PY'
+d = J[0]
+check(C(d, "gradients") == 4 * P // 8 and A(d, "ds3.json"), "args.deepspeed_config = ds3.json: ZeRO-3, gradients 67108864",
+      f"gradients {C(d, 'gradients')}, assumptions {d['assumptions']}")
 PY
 
 echo "--- 2. the world size from the environment torchrun sets"
