@@ -60,6 +60,10 @@ static void json_breakdown(Buf *b, const Estimate *e)
     put_u64(b, "weights", e->raw_weights, true);
     put_u64(b, "gradients", e->all_gradients, true);
     put_u64(b, "optimizer_state", e->all_state, false);
+    if (e->paged_state) {   /* outside the allocator: see docs/estimator.md */
+        buf_puts(b, ", ");
+        put_u64(b, "paged_optimizer_state", e->paged_state, false);
+    }
     buf_puts(b, "},\n");
 }
 
@@ -111,6 +115,8 @@ static void json(Buf *b, const Report *r)
         put_json_str(b, e->notes[i]);
     }
     buf_printf(b, "],\n  \"ops_traced\": %u,\n  \"ops_assumed\": %u", e->ops_traced, e->ops_assumed);
+    if (r->cfg && r->cfg->compiled)
+        buf_puts(b, ",\n  \"torch_compile\": \"unmeasured (estimated as eager)\"");
     buf_puts(b, ",\n  \"remediation\": [");
     for (uint32_t i = 0; r->rem && i < r->rem->list.n; i++) {
         const Remedy *m = &r->rem->list.v[i];
@@ -259,12 +265,30 @@ static void verdict(Buf *b, const Report *r)
         buf_printf(b, "  nothing above fits; what holds it as written: %s\n", r->rem->smallest_target);
 }
 
+/* The paged state is not in the peak: resident beside it when both fit,
+ * else the driver pages it to host memory (slower steps, not an OOM). */
+static void paged_line(Buf *b, const Report *r)
+{
+    const Estimate *e = r->e;
+    if (!e->paged_state)
+        return;
+    char st[32], all[32];
+    buf_printf(b, "  paged optimizer state (managed memory, can spill to host) %s", size(st, sizeof st, e->paged_state));
+    if (r->gpu)
+        buf_printf(b, ": %s\n", e->projected_peak + e->paged_state <= r->gpu->usable_bytes
+                                    ? "resident beside the peak"
+                                    : "does not fit beside the peak, pages to host memory (slower, no OOM)");
+    else
+        buf_printf(b, ": %s with it resident\n", size(all, sizeof all, e->projected_peak + e->paged_state));
+}
+
 static void text(Buf *b, const Report *r)
 {
     const Estimate *e = r->e;
     const EstimateConfig *c = r->cfg;
     header(b, r);
     breakdown(b, e);
+    paged_line(b, r);
     if (r->gpu)
         verdict(b, r);
     for (uint32_t i = 0; i < c->assumptions.n + e->nnotes; i++)
@@ -416,19 +440,14 @@ int cmd_estimate(int argc, char **argv)
     } else {
         Ir ir;
         ir_build(&ir, &s);
+        cfg.script_path = args.path;
         estimate_read(&s, &ir, &cfg);
         cfg.batch = args.batch;
         cfg.seq = args.seq;
         cfg.precision = args.precision;
         if (args.trace)
             cfg.trace_out = print_line;
-        if (args.world_size)
-            cfg.world_size = args.world_size;
-        else if (cfg.shard != SHARD_NONE && count > 1)
-            cfg.world_size = count;
-        if (cfg.shard != SHARD_NONE && cfg.world_size <= 1)
-            VEC_PUSH(s.arena, cfg.assumptions, "the script shards the model but the world size is "
-                                               "unknown: one rank assumed (--world-size N)");
+        estimate_world(&cfg, s.arena, args.world_size, getenv("WORLD_SIZE"), getenv("LOCAL_WORLD_SIZE"), count);
         /* changes are searched when the projection exceeds the target */
         if (estimate_run(&s, &ir, &cfg, &e, &why) && gpu && !remedy_fits(&e, gpu))
             remedy_search(&s, &ir, &cfg, &e, gpu, count, &rem);

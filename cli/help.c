@@ -64,7 +64,7 @@ static const HelpOpt estimate_opts[] = {
     {"--batch", "N", "override the script's batch size"},
     {"--seq", "N", "override the script's sequence length"},
     {"--precision", "P", "fp32, bf16 (16-bit weights) or amp (fp32 weights, bf16 autocast)"},
-    {"--world-size", "N", "ranks of a DDP/FSDP run (numbers are per rank)"},
+    {"--world-size", "N", "ranks of a DDP/FSDP/ZeRO run (numbers are per rank); else WORLD_SIZE as torchrun sets it"},
     {"--json", NULL, "one JSON object (peak, range, breakdown, target, fits, assumptions,\n"
      "remediation, error)"},
     {"-v, --verbose", NULL, "every simulated phase"},

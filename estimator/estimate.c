@@ -1,9 +1,12 @@
 /* pfc estimate: reading the script's configuration and putting the peak
  * together from the simulated phases of a training step (see estimate.h). */
 #include "estimate.h"
+#include "../base/json.h"
 #include "hf_lora.h"
 #include "interp_int.h"
 #include "library.h"
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -124,15 +127,24 @@ static void read_lora_targets(Reader *r, AVal *list)
 static void read_optimizer(Reader *r, const KwReader *k, const char *q)
 {
     EstimateConfig *cfg = r->cfg;
-    const char *leaf = strrchr(q, '.') ? strrchr(q, '.') + 1 : q;
-    cfg->optimizer_name = leaf;
+    const char *name = strrchr(q, '.') ? strrchr(q, '.') + 1 : q;
+    cfg->optimizer_name = name;
+    /* bitsandbytes: PagedAdamW, PagedAdamW8bit, AdamW32bit, Lion8bit...: the
+     * 32-bit ones keep fp32 state, the step is one kernel per parameter */
+    bool bnb = strncmp(q, "bitsandbytes.", 13) == 0;
+    cfg->paged_optimizer = bnb && strncmp(name, "Paged", 5) == 0;
+    char leaf[64];
+    snprintf(leaf, sizeof leaf, "%s", name + (cfg->paged_optimizer ? 5 : 0));
+    char *width = strstr(leaf, "32bit");
+    if (bnb && width)
+        *width = 0;
     bool adam = strcmp(leaf, "AdamW") == 0 || strcmp(leaf, "Adam") == 0;
     /* the rest by how many parameter-sized state tensors they keep: Adamax,
      * NAdam, RAdam and Adadelta two, RMSprop and Adagrad one (RMSprop one
      * more with momentum, and with centered=True) */
     static const struct { const char *name; int slots; } others[] = {
         {"Adamax", 2}, {"NAdam", 2}, {"RAdam", 2}, {"Adadelta", 2}, {"Adagrad", 1}, {"RMSprop", 1},
-        {"SparseAdam", 2}, {"ASGD", 1}, {"Rprop", 2},
+        {"SparseAdam", 2}, {"ASGD", 1}, {"Rprop", 2}, {"Lion", 1},
     };
     cfg->optimizer = strstr(leaf, "8bit") ? OPT_ADAM8BIT
                    : adam                  ? OPT_ADAM
@@ -151,8 +163,71 @@ static void read_optimizer(Reader *r, const KwReader *k, const char *q)
     cfg->nesterov = kw_true(k, "nesterov", false);
     cfg->weight_decay = kw_nonzero(k, "weight_decay");
     cfg->fused = kw_true(k, "fused", false);
-    cfg->foreach_off = !kw_true(k, "foreach", true);
+    cfg->foreach_off = bnb || !kw_true(k, "foreach", true);
+    if (cfg->optimizer == OPT_ADAM8BIT)
+        cfg->state_slots = strstr(leaf, "Lion") ? 1 : 2;
 }
+
+/* TrainingArguments(optim=): adamw_torch(_fused), adamw_bnb_8bit,
+ * paged_adamw_8bit / paged_adamw_32bit, (paged_)lion_8bit / _32bit,
+ * adafactor, sgd. */
+static void read_optim_name(Reader *r, const char *optim)
+{
+    EstimateConfig *cfg = r->cfg;
+    bool lion = optim && strstr(optim, "lion"), bit8 = optim && strstr(optim, "8bit");
+    cfg->paged_optimizer = optim && strstr(optim, "paged");
+    cfg->optimizer_name = optim;
+    cfg->state_slots = lion ? 1 : 2;
+    if (bit8) {
+        cfg->optimizer = OPT_ADAM8BIT;
+    } else if (lion) {
+        cfg->optimizer = OPT_SLOTS;
+        cfg->foreach_off = true;
+    } else if (optim && strstr(optim, "adafactor")) {
+        cfg->optimizer = OPT_ADAFACTOR;
+    } else if (optim && strstr(optim, "sgd")) {
+        cfg->optimizer = OPT_SGD;
+    } else {
+        cfg->optimizer = OPT_ADAM;
+        cfg->optimizer_name = optim ? optim : "adamw_torch_fused (the Trainer's default)";
+        cfg->fused = !optim || strstr(optim, "fused");
+        cfg->foreach_off = optim && (strstr(optim, "bnb") || strstr(optim, "32bit"));
+        if (!optim)
+            assume(cfg, r->S->arena, "the Trainer's optimizer is its default fused AdamW");
+    }
+}
+
+/* FSDP's sharding strategy as torch (ShardingStrategy.X), Accelerate
+ * ("FULL_SHARD", or 1 FULL_SHARD, 2 SHARD_GRAD_OP, 3 NO_SHARD, 4 HYBRID_SHARD,
+ * 5 HYBRID_SHARD_ZERO2) and TrainingArguments(fsdp="shard_grad_op auto_wrap")
+ * name it; FULL_SHARD when none is given. */
+static Shard fsdp_strategy(const AVal *v)
+{
+    int64_t n;
+    if (v && av_int_of(v, &n))
+        return n == 2 ? SHARD_FSDP_GRAD_OP : n == 3 ? SHARD_FSDP_NONE : n >= 4 ? SHARD_FSDP_HYBRID : SHARD_FSDP;
+    const char *s = v && (v->k == AV_STR || v->k == AV_QUAL) ? v->s : "";
+    if (strstr(s, "HYBRID") || strstr(s, "hybrid"))
+        return SHARD_FSDP_HYBRID;
+    if (strstr(s, "SHARD_GRAD_OP") || strstr(s, "shard_grad_op"))
+        return SHARD_FSDP_GRAD_OP;
+    if (strstr(s, "NO_SHARD") || strstr(s, "no_shard"))
+        return SHARD_FSDP_NONE;
+    return SHARD_FSDP;
+}
+
+/* TrainingArguments(fsdp=...): a string of options, or a list of them */
+static void read_fsdp_option(Reader *r, AVal *v)
+{
+    if (v && v->k == AV_SEQ && v->n)
+        v = v->items[0];
+    if (v && v->k == AV_STR && *v->s) {
+        r->cfg->shard = fsdp_strategy(v);
+        r->cfg->distributed = true;
+    }
+}
+
+static void read_deepspeed(Reader *r, Interp *in, AVal *config, const IrValue *call);
 
 static void read_training_args(Reader *r, const KwReader *k)
 {
@@ -165,24 +240,11 @@ static void read_training_args(Reader *r, const KwReader *k)
     cfg->trainer_fp16 = fp16;
     if (kw_true(k, "gradient_checkpointing", false))
         cfg->grad_checkpointing = true;
-    const char *optim = kw_str(k, "optim");
-    if (optim && strstr(optim, "8bit")) {
-        cfg->optimizer = OPT_ADAM8BIT;
-        cfg->optimizer_name = optim;
-    } else if (optim && strstr(optim, "adafactor")) {
-        cfg->optimizer = OPT_ADAFACTOR;
-        cfg->optimizer_name = optim;
-    } else if (optim && strstr(optim, "sgd")) {
-        cfg->optimizer = OPT_SGD;
-        cfg->optimizer_name = optim;
-    } else {
-        cfg->optimizer = OPT_ADAM;
-        cfg->optimizer_name = optim ? optim : "adamw_torch_fused (the Trainer's default)";
-        cfg->fused = !optim || strstr(optim, "fused");
-        cfg->weight_decay = kw_nonzero(k, "weight_decay");
-        if (!optim)
-            assume(cfg, r->S->arena, "the Trainer's optimizer is its default fused AdamW");
-    }
+    read_optim_name(r, kw_str(k, "optim"));
+    read_fsdp_option(r, kw(k, "fsdp"));
+    AVal *ds = kw(k, "deepspeed");
+    if (ds && ds->k != AV_NONE)
+        read_deepspeed(r, k->in, ds, k->call);
 }
 
 static AVal *dict_get(AVal *d, const char *key)
@@ -193,43 +255,197 @@ static AVal *dict_get(AVal *d, const char *key)
     return NULL;
 }
 
-static bool enabled(AVal *section)
+/* A JSON value as the interpreter's values: objects become dicts. */
+static AVal *json_aval(Interp *in, Arena *a, const JsonValue *v, const char *src)
+{
+    switch (json_kind(v)) {
+    case JSON_BOOL: return av_bool(in, v->boolean);
+    case JSON_STRING: return av_str(in, v->str);
+    case JSON_NUMBER: {
+        char num[64];
+        snprintf(num, sizeof num, "%.*s", (int)(v->end - v->start), src + v->start);
+        return strpbrk(num, ".eE") ? av_float(in, strtod(num, NULL)) : av_int(in, strtoll(num, NULL, 10));
+    }
+    case JSON_ARRAY: {
+        AVal *s = av_seq(in, v->n);
+        for (uint32_t i = 0; i < v->n; i++)
+            s->items[i] = json_aval(in, a, v->items[i], src);
+        return s;
+    }
+    case JSON_OBJECT: {
+        AVal *d = av_new(in, AV_DICT);
+        d->items = arena_zalloc(a, (v->n + 1) * sizeof *d->items);
+        d->keys = arena_zalloc(a, (v->n + 1) * sizeof *d->keys);
+        for (uint32_t i = 0; i < v->n; i++) {
+            d->keys[d->n] = v->members[i].key->str;
+            d->items[d->n++] = json_aval(in, a, v->members[i].value, src);
+        }
+        return d;
+    }
+    default: return av_none(in);
+    }
+}
+
+/* The file a config path names: beside the script first (where it is
+ * usually launched from), else from the current directory. NULL with *err. */
+static char *read_beside(Arena *a, const char *script, const char *name, size_t *len, const char **err)
+{
+    const char *slash = script ? strrchr(script, '/') : NULL;
+    const char *beside = name[0] != '/' && slash ? arena_printf(a, "%.*s/%s", (int)(slash - script), script, name)
+                                                 : name;
+    FILE *f = fopen(beside, "rb");
+    if (!f)
+        f = fopen(name, "rb");
+    if (!f) {
+        *err = strerror(errno);
+        return NULL;
+    }
+    enum { CONFIG_MAX = 16 << 20 };
+    char *buf = arena_alloc(a, CONFIG_MAX);
+    *len = fread(buf, 1, CONFIG_MAX, f);
+    bool bad = ferror(f) || !feof(f);
+    fclose(f);
+    if (bad) {
+        *err = "unreadable or larger than 16 MiB";
+        return NULL;
+    }
+    return buf;
+}
+
+/* deepspeed.initialize(config="ds.json") / TrainingArguments(deepspeed=...):
+ * the file as a dict, or NULL with cfg->refusal naming it. */
+static AVal *deepspeed_file(Reader *r, Interp *in, const char *name, const IrValue *call)
+{
+    Arena *a = r->S->arena;
+    uint32_t line, col;
+    syntax_line_col(r->S, node_start(r->S, syn_node(r->S, call->node)), &line, &col);
+    size_t len = 0;
+    const char *err = NULL;
+    char *src = read_beside(a, r->cfg->script_path, name, &len, &err);
+    JsonError je;
+    const JsonValue *root = src ? json_parse(a, src, len, &je) : NULL;
+    if (src && !root)
+        err = arena_printf(a, "not JSON at %u:%u: %s", je.line, je.col, je.msg);
+    if (!root || json_kind(root) != JSON_OBJECT) {
+        r->cfg->refusal = arena_printf(a, "the DeepSpeed config '%s' named on line %u cannot be read (%s)", name,
+                                       line, err ? err : "not a JSON object");
+        return NULL;
+    }
+    assume(r->cfg, a, arena_printf(a, "DeepSpeed config read from %s", name));
+    return json_aval(in, a, root, src);
+}
+
+/* A DeepSpeed setting given as "auto" takes the TrainingArguments' value. */
+static bool is_auto(const AVal *v) { return v && v->k == AV_STR && strcmp(v->s, "auto") == 0; }
+
+static bool ds_enabled(Reader *r, AVal *section, bool from_trainer, const char *what)
 {
     AVal *e = dict_get(section, "enabled");
+    if (is_auto(e)) {
+        assume(r->cfg, r->S->arena, arena_printf(r->S->arena, "DeepSpeed %s.enabled \"auto\": %s, as TrainingArguments "
+                                                              "say", what, from_trainer ? "on" : "off"));
+        return from_trainer;
+    }
     bool known;
     return e && av_truth(e, &known) && known;
 }
 
-/* deepspeed.initialize(config={...}): the ZeRO stage shards state (1),
- * gradients (2) and weights (3) over the ranks; bf16/fp16 keep 16-bit
- * weights on the GPU and fp32 master weights in the optimizer; the
- * optimizer section and gradient accumulation. A config given as a path is
- * not read (listed as an assumption). */
-static void read_deepspeed(Reader *r, AVal *config)
+static bool offloaded(AVal *section)
+{
+    AVal *d = dict_get(section, "device");
+    return d && d->k == AV_STR && (strcmp(d->s, "cpu") == 0 || strcmp(d->s, "nvme") == 0);
+}
+
+/* The ZeRO section: the stage shards state (1), gradients (2) and weights
+ * (3) over the ranks; offload_optimizer keeps the state and the step on the
+ * CPU (or NVMe), offload_param (ZeRO-3) the weights outside the gathered layers. */
+static void read_zero(Reader *r, AVal *zero)
 {
     EstimateConfig *cfg = r->cfg;
-    if (!config || config->k != AV_DICT) {
-        assume(cfg, r->S->arena, "the DeepSpeed configuration is not a dict in the script: "
-                                 "ZeRO stage and precision not read");
-        return;
-    }
-    int64_t stage = 0, acc = 0;
-    AVal *zero = dict_get(config, "zero_optimization");
+    int64_t stage = 0;
     if (av_int_of(dict_get(zero, "stage"), &stage))
         cfg->shard = stage == 1 ? SHARD_ZERO1 : stage == 2 ? SHARD_ZERO2 : stage == 3 ? SHARD_ZERO3 : cfg->shard;
-    if (enabled(dict_get(config, "bf16")) || enabled(dict_get(config, "fp16"))) {
+    bool known;
+    AVal *legacy = dict_get(zero, "cpu_offload");
+    cfg->offload_optimizer = offloaded(dict_get(zero, "offload_optimizer")) || (legacy && av_truth(legacy, &known));
+    cfg->offload_param = offloaded(dict_get(zero, "offload_param")) && cfg->shard == SHARD_ZERO3;
+    if (cfg->offload_optimizer)
+        assume(cfg, r->S->arena, "DeepSpeed offload_optimizer: the optimizer state and step are on the CPU, "
+                                 "not counted");
+    if (cfg->offload_param)
+        assume(cfg, r->S->arena, "DeepSpeed offload_param: only the gathered layers' weights are on the GPU");
+}
+
+/* deepspeed.initialize(config={...} or "ds.json"), TrainingArguments(deepspeed=):
+ * ZeRO; bf16/fp16 keep 16-bit weights on the GPU and fp32 master weights in
+ * the optimizer; the micro-batch, gradient accumulation, the optimizer section.
+ * "auto" values are the TrainingArguments' (already read). */
+static void read_deepspeed(Reader *r, Interp *in, AVal *config, const IrValue *call)
+{
+    EstimateConfig *cfg = r->cfg;
+    cfg->distributed = true;
+    if (config && config->k == AV_STR)
+        config = deepspeed_file(r, in, config->s, call);
+    if (!config || config->k != AV_DICT) {
+        if (!cfg->refusal)
+            assume(cfg, r->S->arena, "the DeepSpeed configuration is neither a dict nor a file name in the "
+                                     "script: ZeRO stage and precision not read");
+        return;
+    }
+    read_zero(r, dict_get(config, "zero_optimization"));
+    bool fp16 = ds_enabled(r, dict_get(config, "fp16"), cfg->trainer_autocast && cfg->trainer_fp16, "fp16");
+    if (ds_enabled(r, dict_get(config, "bf16"), cfg->trainer_autocast && !cfg->trainer_fp16, "bf16") || fp16) {
         cfg->weight_bytes = 2;
-        cfg->weight_fp16 = enabled(dict_get(config, "fp16"));
+        cfg->weight_fp16 = fp16;
         cfg->master_weights = true;
     }
-    if (av_int_of(dict_get(config, "gradient_accumulation_steps"), &acc) && acc > 1)
-        cfg->accumulation = acc;
+    int64_t n = 0;
+    if (av_int_of(dict_get(config, "gradient_accumulation_steps"), &n) && n > 1)
+        cfg->accumulation = n;
+    if (av_int_of(dict_get(config, "train_micro_batch_size_per_gpu"), &n) && n > 0)
+        cfg->ds_micro_batch = n;
+    if (is_auto(dict_get(config, "train_micro_batch_size_per_gpu")) ||
+        is_auto(dict_get(config, "gradient_accumulation_steps")))
+        assume(cfg, r->S->arena, "DeepSpeed batch settings \"auto\": the TrainingArguments' values");
     AVal *opt = dict_get(dict_get(config, "optimizer"), "type");
-    if (opt && opt->k == AV_STR && cfg->optimizer == OPT_NONE) {
+    if (opt && opt->k == AV_STR && (cfg->optimizer == OPT_NONE || cfg->trainer)) {
         cfg->optimizer = strstr(opt->s, "Adam") || strstr(opt->s, "adam") ? OPT_ADAM : OPT_OTHER;
         cfg->optimizer_name = opt->s;
         cfg->fused = true;   /* DeepSpeed's fused Adam */
     }
+}
+
+/* DDP, FSDP (its sharding_strategy; FSDP2's fully_shard with
+ * reshard_after_forward=False keeps the gathered weights, as SHARD_GRAD_OP),
+ * Accelerate's FSDP and DeepSpeed plugins, init_process_group, torch.compile. */
+static void read_distributed(Reader *r, const KwReader *k, const char *q)
+{
+    EstimateConfig *cfg = r->cfg;
+    if (strstr(q, "FullyShardedDataParallelPlugin")) {
+        AVal *st = kw(k, "sharding_strategy");
+        cfg->shard = fsdp_strategy(st ? st : kw(k, "fsdp_sharding_strategy"));
+    } else if (strstr(q, "DeepSpeedPlugin")) {
+        int64_t stage;
+        if (kw_int(k, "zero_stage", &stage))
+            cfg->shard = stage == 1 ? SHARD_ZERO1 : stage == 2 ? SHARD_ZERO2 : stage == 3 ? SHARD_ZERO3 : cfg->shard;
+        AVal *ds = kw(k, "hf_ds_config");
+        if (ds && ds->k != AV_NONE)
+            read_deepspeed(r, k->in, ds, k->call);
+    } else if (strstr(q, "DistributedDataParallel")) {
+        cfg->shard = SHARD_DDP;
+    } else if (strstr(q, "FullyShardedDataParallel")) {
+        cfg->shard = fsdp_strategy(kw(k, "sharding_strategy"));
+    } else if (strlen(q) > 12 && strcmp(q + strlen(q) - 12, ".fully_shard") == 0) {
+        cfg->shard = kw_true(k, "reshard_after_forward", true) ? SHARD_FSDP : SHARD_FSDP_GRAD_OP;
+    } else if (strcmp(q, "torch.distributed.init_process_group") == 0) {
+        cfg->distributed = true;
+    } else if (strcmp(q, "torch.compile") == 0 && !cfg->compiled) {
+        cfg->compiled = true;
+        assume(cfg, r->S->arena, "torch.compile: pfc models eager memory; compiled graphs usually save less "
+                                 "activation memory for the backward (unmeasured: the estimate is likely high)");
+    }
+    if (cfg->shard != SHARD_NONE)
+        cfg->distributed = true;
 }
 
 static bool method_is(const Reader *r, const IrValue *callee, const char *name)
@@ -276,7 +492,11 @@ static void read_call(Reader *r, Interp *in, int fi, const IrValue *v)
         if (kw_int(&k, "gradient_accumulation_steps", &n) && n > 1)
             cfg->accumulation = n;
     } else if (qual_is(r, q, "deepspeed.initialize")) {
-        read_deepspeed(r, kw(&k, "config") ? kw(&k, "config") : kw(&k, "config_params"));
+        AVal *config = kw(&k, "config") ? kw(&k, "config") : kw(&k, "config_params");
+        AVal *cmd = config ? NULL : kw(&k, "args");   /* deepspeed.add_config_arguments' --deepspeed_config */
+        if (cmd && cmd->k == AV_OBJECT)
+            config = obj_get(cmd->obj, "deepspeed_config");
+        read_deepspeed(r, in, config, v);
     } else if (qual_is(r, q, "peft.LoraConfig")) {
         int64_t rank;
         if (kw_int(&k, "r", &rank) && rank > 0)   /* a huge rank stays huge (not wrapped to 0) */
@@ -288,10 +508,8 @@ static void read_call(Reader *r, Interp *in, int fi, const IrValue *v)
         double p;
         if (d && av_num(d, &p))
             cfg->lora_dropout = p;
-    } else if (q && strstr(qs, "DistributedDataParallel")) {
-        cfg->shard = SHARD_DDP;
-    } else if (q && (strstr(qs, "FullyShardedDataParallel") || qual_ends(r, q, ".fully_shard"))) {
-        cfg->shard = SHARD_FSDP;
+    } else {
+        read_distributed(r, &k, qs);
     }
     if (callee->op != IR_ATTR)
         return;
@@ -370,7 +588,9 @@ static void read_quantized_dtypes(Reader *r)
 
 void estimate_read(Syntax *s, const Ir *ir, EstimateConfig *cfg)
 {
+    const char *script = cfg->script_path;
     memset(cfg, 0, sizeof *cfg);
+    cfg->script_path = script;
     cfg->weight_bytes = 4;
     cfg->set_to_none = true;
     cfg->accumulation = 1;

@@ -13,7 +13,13 @@
 #include "arch.h"
 
 typedef enum OptKind { OPT_NONE, OPT_ADAM, OPT_SGD, OPT_ADAM8BIT, OPT_ADAFACTOR, OPT_SLOTS, OPT_OTHER } OptKind;
-typedef enum Shard { SHARD_NONE, SHARD_DDP, SHARD_FSDP, SHARD_ZERO1, SHARD_ZERO2, SHARD_ZERO3 } Shard;
+/* FSDP's strategies: SHARD_FSDP is FULL_SHARD (the default), GRAD_OP keeps the
+ * parameters whole (as ZeRO-2), HYBRID fully shards within a node and
+ * replicates across nodes, NO_SHARD replicates (as DDP). */
+typedef enum Shard {
+    SHARD_NONE, SHARD_DDP, SHARD_FSDP, SHARD_ZERO1, SHARD_ZERO2, SHARD_ZERO3,
+    SHARD_FSDP_GRAD_OP, SHARD_FSDP_HYBRID, SHARD_FSDP_NONE,
+} Shard;
 
 /* What the script does (read) and what the user changes (options, remedies). */
 typedef struct EstimateConfig {
@@ -46,6 +52,15 @@ typedef struct EstimateConfig {
     bool cache_off;               /* model.config.use_cache = False */
     Shard shard;
     int64_t world_size;
+    int64_t local_world_size;     /* GPUs per node (HYBRID_SHARD shards over these); 0: unknown */
+    bool distributed;             /* init_process_group, DDP, FSDP, DeepSpeed or Accelerate seen */
+    bool paged_optimizer;         /* bitsandbytes Paged*: the state in CUDA managed memory */
+    bool offload_optimizer;       /* DeepSpeed offload_optimizer to cpu/nvme: state off the GPU */
+    bool offload_param;           /* DeepSpeed ZeRO-3 offload_param: weights off the GPU */
+    bool compiled;                /* torch.compile: estimated as eager (unmeasured) */
+    int64_t ds_micro_batch;       /* DeepSpeed train_micro_batch_size_per_gpu (0: not given) */
+    const char *script_path;      /* input, kept by estimate_read: configs are read beside it */
+    const char *refusal;          /* a configuration the script names cannot be read */
     bool chunked_ce;              /* remedy: the loss computed in chunks (no full logits copies) */
     /* overrides from the command line and remedies (0: as the script says) */
     int64_t batch, seq;
@@ -61,6 +76,7 @@ typedef struct Estimate {
     uint64_t weights, buffers, gradients, optimizer_state, step_temp;   /* at the peak */
     uint64_t all_gradients, all_state;   /* the components in full, wherever the peak is */
     uint64_t raw_weights;                /* parameter bytes, unrounded */
+    uint64_t paged_state;                /* paged optimizer state, outside the allocator (managed) */
     uint64_t activations, autocast_cache, logits_loss, retained;   /* at the peak */
     uint64_t allocated_peak, reserved_peak;
     uint64_t projected_peak, projected_low, projected_high;
@@ -81,8 +97,24 @@ typedef struct Estimate {
     uint32_t error_line;          /* a refusal: the line of the call that caused it (0: none) */
 } Estimate;
 
-/* Reads the configuration; always succeeds (what it cannot see it assumes). */
+/* Reads the configuration; always succeeds (what it cannot see it assumes;
+ * a configuration file it cannot read sets cfg->refusal). cfg->script_path
+ * is kept: a DeepSpeed JSON named in the script is read beside it. */
 void estimate_read(Syntax *s, const Ir *ir, EstimateConfig *cfg);
+
+/* What each sharding mode splits over the ranks (one definition for the
+ * phases and the backward's gradients). */
+bool shard_splits_state(const EstimateConfig *cfg);
+bool shard_splits_grads(const EstimateConfig *cfg);
+bool shard_splits_params(const EstimateConfig *cfg);
+/* The ranks a sharded tensor is split over: the world, or the node for HYBRID_SHARD. */
+uint64_t shard_ranks(const EstimateConfig *cfg);
+const char *shard_name(Shard s);
+/* The world size: --world-size N (option > 0), else WORLD_SIZE / LOCAL_WORLD_SIZE
+ * as torchrun and accelerate set them (NULL when unset), else the instance's
+ * GPU count for a sharded script; an assumption line says where it came from. */
+void estimate_world(EstimateConfig *cfg, Arena *a, int64_t option, const char *env_world,
+                    const char *env_local, uint32_t count);
 /* Interprets and simulates; false with *why when the model could not be read. */
 bool estimate_run(Syntax *s, const Ir *ir, const EstimateConfig *cfg, Estimate *out,
                   const char **why);

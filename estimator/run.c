@@ -102,7 +102,8 @@ static uint64_t optimizer_state(const EstimateConfig *cfg, uint64_t trainable, u
             return 12 * trainable;
         return 2 * trainable_bytes + (cfg->fused ? tensors * step_tensor : 0);
     case OPT_SGD: return cfg->momentum ? trainable_bytes : 0;
-    case OPT_ADAM8BIT: return 2 * trainable;   /* one byte per value, two values */
+    case OPT_ADAM8BIT:   /* one byte per value: Adam's two, Lion's one */
+        return (uint64_t)(cfg->state_slots ? cfg->state_slots : 2) * trainable;
     case OPT_ADAFACTOR: return trainable_bytes / 64;   /* factored second moments */
     case OPT_SLOTS: return (uint64_t)cfg->state_slots * trainable_bytes;
     default: return 0;
@@ -154,10 +155,12 @@ typedef struct Budget {
     uint64_t W, G, S, T;
 } Budget;
 
-/* Sharding: FSDP / ZeRO-3 split weights, gradients and state over the ranks
- * and gather one layer (plus the prefetched next) at a time; ZeRO-1 splits
- * the state, ZeRO-2 the gradients too; DDP's buckets hold about one more
- * copy of the gradients. */
+/* Sharding (shard.c says what each mode splits): sharded weights are
+ * gathered one layer (plus the prefetched next) at a time; DDP's buckets hold
+ * about one more copy of the gradients. DeepSpeed's offload_param keeps only
+ * the gathered layers on the GPU, offload_optimizer the state and the step
+ * on the CPU; a paged optimizer's state is in managed memory, outside the
+ * allocator (out->paged_state). */
 static Budget budget(const EstimateConfig *cfg, const Trace *tr, bool training, Estimate *out)
 {
     ParamTotals pt;
@@ -165,34 +168,33 @@ static Budget budget(const EstimateConfig *cfg, const Trace *tr, bool training, 
     out->params_total = pt.total;
     out->params_trainable = pt.trainable;
     out->raw_weights = pt.raw_bytes;
-    uint64_t ws = cfg->world_size > 1 ? (uint64_t)cfg->world_size : 1;
-    bool shard_all = (cfg->shard == SHARD_FSDP || cfg->shard == SHARD_ZERO3) && ws > 1;
-    if (shard_all) {
-        uint64_t layers = tr->layers ? tr->layers : 8;
-        pt.bytes = pt.bytes / ws + 2 * pt.bytes / layers;
-        pt.trainable_bytes /= ws;
-        pt.trainable /= ws;
-        pt.raw_trainable_bytes /= ws;
-    }
+    uint64_t ranks = shard_ranks(cfg);
+    uint64_t gathered = 2 * pt.bytes / (tr->layers ? tr->layers : 8);
+    if (shard_splits_params(cfg) && ranks > 1)
+        pt.bytes = pt.bytes / ranks + gathered;
+    if (cfg->offload_param && cfg->shard == SHARD_ZERO3)
+        pt.bytes = gathered;
     out->weights = pt.bytes;
     out->buffers = tr->buffer_bytes;
     Budget b = {pt.bytes + tr->buffer_bytes, 0, 0, 0};
     if (!training)
         return b;
-    bool opt = cfg->optimizer != OPT_NONE;
-    b.G = pt.trainable_bytes;
-    b.S = opt ? optimizer_state(cfg, pt.trainable, pt.trainable_bytes, pt.trainable_tensors, 512) : 0;
-    b.T = step_temporaries(cfg, pt.trainable_bytes);
+    bool opt = cfg->optimizer != OPT_NONE && !cfg->offload_optimizer;
+    uint64_t g_ranks = shard_splits_grads(cfg) ? ranks : 1, s_ranks = shard_splits_state(cfg) ? ranks : 1;
+    b.G = pt.trainable_bytes / g_ranks;
+    b.S = opt ? optimizer_state(cfg, pt.trainable, pt.trainable_bytes, pt.trainable_tensors, 512) / s_ranks : 0;
+    b.T = opt ? step_temporaries(cfg, pt.trainable_bytes) / s_ranks : 0;
     /* the exact components: unrounded, as the optimizer's tensors add up */
-    out->all_gradients = pt.raw_trainable_bytes;
-    out->all_state = opt ? optimizer_state(cfg, pt.trainable, pt.raw_trainable_bytes, pt.trainable_tensors, 4) : 0;
-    if ((cfg->shard == SHARD_ZERO1 || cfg->shard == SHARD_ZERO2) && ws > 1) {
-        b.S /= ws;
-        b.T /= ws;
-        if (cfg->shard == SHARD_ZERO2)
-            b.G /= ws;   /* the reduced gradients are kept as partitions */
+    out->all_gradients = pt.raw_trainable_bytes / g_ranks;
+    out->all_state = opt ? optimizer_state(cfg, pt.trainable, pt.raw_trainable_bytes, pt.trainable_tensors, 4) /
+                               s_ranks
+                         : 0;
+    if (cfg->paged_optimizer) {
+        out->paged_state = out->all_state;
+        out->all_state = 0;
+        b.S = 0;
     }
-    if (cfg->shard == SHARD_DDP)
+    if (cfg->shard == SHARD_DDP || cfg->shard == SHARD_FSDP_NONE)
         b.T += b.G;
     return b;
 }
@@ -240,12 +242,12 @@ static void training_phases(Phases *ph, const EstimateConfig *cfg, const Budget 
     }
 }
 
-/* FSDP, ZeRO-2 and ZeRO-3 reduce-scatter each gradient as the backward
- * makes it (per wrapped layer): the ranks it is split over, else 1. */
+/* A mode that shards gradients reduce-scatters each as the backward makes
+ * it (per wrapped layer): the ranks it is split over, else 1. */
 static uint32_t grads_sharded(const EstimateConfig *cfg)
 {
-    bool sharded = cfg->shard == SHARD_FSDP || cfg->shard == SHARD_ZERO3 || cfg->shard == SHARD_ZERO2;
-    return sharded && cfg->world_size > 1 && cfg->world_size < UINT32_MAX ? (uint32_t)cfg->world_size : 1;
+    uint64_t ranks = shard_ranks(cfg);
+    return shard_splits_grads(cfg) && ranks < UINT32_MAX ? (uint32_t)ranks : 1;
 }
 
 static void assemble(const EstimateConfig *cfg, const Trace *tr, bool training, uint64_t retained,
@@ -302,6 +304,10 @@ static void refusal(Syntax *s, const Trace *tr, Estimate *out, const char **why)
 bool estimate_run(Syntax *s, const Ir *ir, const EstimateConfig *cfg, Estimate *out, const char **why)
 {
     memset(out, 0, sizeof *out);
+    if (cfg->refusal) {
+        *why = cfg->refusal;
+        return false;
+    }
     Arena a;
     arena_init(&a);
     Trace tr;
@@ -321,7 +327,7 @@ bool estimate_run(Syntax *s, const Ir *ir, const EstimateConfig *cfg, Estimate *
      * eval() (library.c decides for those) */
     tr.training = cfg->train_called || !cfg->eval_called;
     Interp *in = interp_new(&a, s, ir, &tr, &hooks);
-    in->batch_override = cfg->batch;
+    in->batch_override = cfg->batch ? cfg->batch : cfg->ds_micro_batch;
     in->seq_override = cfg->seq;
     in->force_autocast = cfg->precision == 3 || (cfg->accelerate_mp && cfg->precision == 0);
     in->no_autocast = cfg->precision == 1;

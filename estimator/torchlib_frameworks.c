@@ -97,8 +97,7 @@ AVal *runtime_call(Interp *in, const char *q, Args *a)
  * result is their first argument. */
 AVal *wrapper_call(Interp *in, const char *q, Args *a)
 {
-    if (eq(q, "torch.compile"))
-        interp_note(in, 0, "torch.compile: estimated as eager execution (compiled graphs often save less)");
+    /* torch.compile: estimated as eager (estimate.c says so in an assumption line) */
     if (ends(q, "get_peft_model") || ends(q, "prepare_model_for_kbit_training") || eq(q, "torch.compile") ||
         strstr(q, "DistributedDataParallel") || strstr(q, "FullyShardedDataParallel") ||
         ends(q, "DataParallel") || ends(q, "fully_shard") || eq(q, "tqdm.tqdm") || eq(q, "tqdm.auto.tqdm") ||
