@@ -370,7 +370,12 @@ static void read_quantized_dtypes(Reader *r)
 
 void estimate_read(Syntax *s, const Ir *ir, EstimateConfig *cfg)
 {
+    EstimateConfig given = *cfg;   /* what the command line says */
     memset(cfg, 0, sizeof *cfg);
+    cfg->script_args = given.script_args;
+    cfg->nscript_args = given.nscript_args;
+    cfg->model_override = given.model_override;
+    cfg->script_path = given.script_path;
     cfg->weight_bytes = 4;
     cfg->set_to_none = true;
     cfg->accumulation = 1;
@@ -380,6 +385,9 @@ void estimate_read(Syntax *s, const Ir *ir, EstimateConfig *cfg)
     Trace scratch;
     tr_init(&scratch, s->arena);
     Interp *in = interp_new(s->arena, s, ir, &scratch, NULL);
+    in->script_args = cfg->script_args;
+    in->nscript_args = cfg->nscript_args;
+    in->script_path = cfg->script_path;
     for (uint32_t fi = 0; fi < ir->funcs.n; fi++) {
         const IrFunction *f = &ir->funcs.v[fi];
         for (uint32_t i = 1; i < f->values.n; i++) {
