@@ -13,6 +13,7 @@ typedef struct Reader {
     EstimateConfig *cfg;
     uint32_t zero_grad_at, backward_at, model_call_at;   /* 1 + source offsets of the first ones */
     bool kbit_checkpointing;   /* prepare_model_for_kbit_training(use_gradient_checkpointing=) */
+    bool training_args_seen;   /* a TrainingArguments(...) call in the file */
 } Reader;
 
 static const char *str_of(const Reader *r, uint32_t id)
@@ -154,18 +155,34 @@ static void read_optimizer(Reader *r, const KwReader *k, const char *q)
     cfg->foreach_off = !kw_true(k, "foreach", true);
 }
 
-static void read_training_args(Reader *r, const KwReader *k)
+/* A TrainingArguments setting: a keyword of the call, or an attribute of
+ * the object HfArgumentParser made (o). */
+static AVal *setting(const KwReader *k, Obj *o, const char *name)
+{
+    return o ? obj_get(o, name) : kw(k, name);
+}
+
+static bool setting_true(const KwReader *k, Obj *o, const char *name)
+{
+    AVal *v = setting(k, o, name);
+    bool known;
+    return v && av_truth(v, &known) && known;
+}
+
+static void read_training_args(Reader *r, const KwReader *k, Obj *o)
 {
     EstimateConfig *cfg = r->cfg;
     int64_t n;
-    if (kw_int(k, "gradient_accumulation_steps", &n) && n > 0)
+    double d;
+    if (av_int_of(setting(k, o, "gradient_accumulation_steps"), &n) && n > 0)
         cfg->accumulation = n;
-    bool bf16 = kw_true(k, "bf16", false), fp16 = kw_true(k, "fp16", false);
+    bool bf16 = setting_true(k, o, "bf16"), fp16 = setting_true(k, o, "fp16");
     cfg->trainer_autocast = bf16 || fp16;
     cfg->trainer_fp16 = fp16;
-    if (kw_true(k, "gradient_checkpointing", false))
+    if (setting_true(k, o, "gradient_checkpointing"))
         cfg->grad_checkpointing = true;
-    const char *optim = kw_str(k, "optim");
+    AVal *ov = setting(k, o, "optim");
+    const char *optim = ov && (ov->k == AV_STR || ov->k == AV_QUAL) ? ov->s : NULL;
     if (optim && strstr(optim, "8bit")) {
         cfg->optimizer = OPT_ADAM8BIT;
         cfg->optimizer_name = optim;
@@ -179,10 +196,21 @@ static void read_training_args(Reader *r, const KwReader *k)
         cfg->optimizer = OPT_ADAM;
         cfg->optimizer_name = optim ? optim : "adamw_torch_fused (the Trainer's default)";
         cfg->fused = !optim || strstr(optim, "fused");
-        cfg->weight_decay = kw_nonzero(k, "weight_decay");
+        AVal *wd = setting(k, o, "weight_decay");
+        cfg->weight_decay = wd && av_num(wd, &d) && d != 0;
         if (!optim)
             assume(cfg, r->S->arena, "the Trainer's optimizer is its default fused AdamW");
     }
+}
+
+/* Trainer(args=...) whose arguments come from HfArgumentParser (or any
+ * object rather than a TrainingArguments call in the file). */
+static void read_trainer_args(Reader *r, const KwReader *k)
+{
+    AVal *args = kw(k, "args");
+    if (!r->training_args_seen && args && args->k == AV_OBJECT && args->obj->nn == NN_OPAQUE &&
+        args->obj->a == OPAQUE_ARGS)
+        read_training_args(r, k, args->obj);
 }
 
 static AVal *dict_get(AVal *d, const char *key)
@@ -260,9 +288,11 @@ static void read_call(Reader *r, Interp *in, int fi, const IrValue *v)
                !strstr(qs, "lr_scheduler")) {
         read_optimizer(r, &k, qs);
     } else if (qual_is(r, q, "transformers.TrainingArguments") || qual_is(r, q, "trl.SFTConfig")) {
-        read_training_args(r, &k);
+        read_training_args(r, &k, NULL);
+        r->training_args_seen = true;
     } else if (qual_is(r, q, "transformers.Trainer") || qual_is(r, q, "trl.SFTTrainer")) {
         cfg->trainer = true;
+        read_trainer_args(r, &k);
         if (cfg->optimizer == OPT_NONE) {
             cfg->optimizer = OPT_ADAM;
             cfg->fused = true;
@@ -381,7 +411,7 @@ void estimate_read(Syntax *s, const Ir *ir, EstimateConfig *cfg)
     cfg->accumulation = 1;
     cfg->world_size = 1;
     cfg->quant_compute = -1;
-    Reader r = {s, ir, cfg, 0, 0, 0, false};
+    Reader r = {s, ir, cfg, 0, 0, 0, false, false};
     Trace scratch;
     tr_init(&scratch, s->arena);
     Interp *in = interp_new(s->arena, s, ir, &scratch, NULL);

@@ -85,6 +85,7 @@ AVal *runtime_call(Interp *in, const char *q, Args *a);
 AVal *wrapper_call(Interp *in, const char *q, Args *a);
 AVal *config_call(Interp *in, const char *q, Args *a);
 AVal *trainer_step(Interp *in, Obj *trainer);
+AVal *hf_parser_method(Interp *in, Obj *parser, const char *name, Args *a);
 AVal *accelerator_method(Interp *in, Obj *acc, const char *name, Args *a);
 
 #endif
