@@ -30,7 +30,10 @@ static size_t comment_at(const char *s, size_t n)
     char quote = 0;
     for (size_t i = 0; i < n; i++) {
         if (quote) {
-            if (s[i] == quote)
+            if ((quote == '\'' && s[i] == '\'' && i + 1 < n && s[i + 1] == '\'') ||
+                (quote == '"' && s[i] == '\\'))
+                i++;   /* '' and \x stay inside the string */
+            else if (s[i] == quote)
                 quote = 0;
         } else if ((s[i] == '"' || s[i] == '\'') && (i == 0 || s[i - 1] == ' ' || s[i - 1] == '[' ||
                                                      s[i - 1] == ',' || s[i - 1] == ':' || s[i - 1] == '-')) {
