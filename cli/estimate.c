@@ -14,6 +14,9 @@
 
 typedef struct EstimateArgs {
     const char *path, *gpu;
+    const char *model;              /* --model NAME */
+    const char *const *script_args; /* after `--`: the script's own command line */
+    uint32_t nscript_args;
     int64_t batch, seq, world_size;
     int precision;
     bool json, verbose, trace;
@@ -323,13 +326,15 @@ static bool parse_count(const char *s, int64_t *out)
 }
 
 static const char *const value_options[] = {"--gpu", "--batch", "--seq", "--world-size",
-                                            "--precision"};
+                                            "--precision", "--model"};
 
 /* --gpu etc. with their value (NAME VALUE or NAME=VALUE); -1 when parsed. */
 static int parse_value(EstimateArgs *a, const char *o, const char *v)
 {
     if (strcmp(o, "--gpu") == 0) {
         a->gpu = v;
+    } else if (strcmp(o, "--model") == 0) {
+        a->model = v;
     } else if (strcmp(o, "--precision") == 0) {
         a->precision = strcmp(v, "fp32") == 0 ? 1 : strcmp(v, "bf16") == 0 ? 2
                      : strcmp(v, "amp") == 0 || strcmp(v, "amp-bf16") == 0 ? 3 : -1;
@@ -359,7 +364,11 @@ static int parse_args(int argc, char **argv, EstimateArgs *a)
     memset(a, 0, sizeof *a);
     for (int i = 0; i < argc; i++) {
         const char *o = argv[i], *name = value_option(o);
-        if (strcmp(o, "--json") == 0) {
+        if (strcmp(o, "--") == 0) {
+            a->script_args = (const char *const *)argv + i + 1;
+            a->nscript_args = (uint32_t)(argc - i - 1);
+            break;
+        } else if (strcmp(o, "--json") == 0) {
             a->json = true;
         } else if (strcmp(o, "--trace") == 0) {
             a->trace = true;
@@ -440,6 +449,9 @@ int cmd_estimate(int argc, char **argv)
     } else {
         Ir ir;
         ir_build(&ir, &s);
+        cfg.script_args = args.script_args;
+        cfg.nscript_args = args.nscript_args;
+        cfg.model_override = args.model;
         cfg.script_path = args.path;
         estimate_read(&s, &ir, &cfg);
         cfg.batch = args.batch;

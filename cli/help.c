@@ -65,6 +65,9 @@ static const HelpOpt estimate_opts[] = {
     {"--seq", "N", "override the script's sequence length"},
     {"--precision", "P", "fp32, bf16 (16-bit weights) or amp (fp32 weights, bf16 autocast)"},
     {"--world-size", "N", "ranks of a DDP/FSDP/ZeRO run (numbers are per rank); else WORLD_SIZE as torchrun sets it"},
+    {"--model", "NAME", "the model to load where from_pretrained's name cannot be read"},
+    {"-- ARGS", NULL, "the script's own arguments (argparse, HfArgumentParser, fire),\n"
+     "which override its defaults: -- --model_name_or_path gpt2 --config cfg.yaml"},
     {"--json", NULL, "one JSON object (peak, range, breakdown, target, fits, assumptions,\n"
      "remediation, error)"},
     {"-v, --verbose", NULL, "every simulated phase"},
@@ -114,7 +117,7 @@ static const HelpCmd commands[] = {
      "Prints a rule's documentation (the same text as docs/rules/CODE.md). Without a\n"
      "CODE, lists every code with its severity and summary. Codes are case-insensitive.",
      explain_opts},
-    {"estimate", "", "[options] SCRIPT", "a step's projected peak GPU memory, what fits",
+    {"estimate", "", "[options] SCRIPT [-- ARGS]", "a step's projected peak GPU memory, what fits",
      "Projects the peak GPU memory of one training (or evaluation) step of the script\n"
      "without running it: the model (a Hugging Face model by name, a torchvision\n"
      "constructor, or modules defined in the script), batch, sequence, precision,\n"

@@ -16,6 +16,7 @@ typedef struct Reader {
     EstimateConfig *cfg;
     uint32_t zero_grad_at, backward_at, model_call_at;   /* 1 + source offsets of the first ones */
     bool kbit_checkpointing;   /* prepare_model_for_kbit_training(use_gradient_checkpointing=) */
+    bool training_args_seen;   /* a TrainingArguments(...) call in the file */
 } Reader;
 
 static const char *str_of(const Reader *r, uint32_t id)
@@ -229,22 +230,51 @@ static void read_fsdp_option(Reader *r, AVal *v)
 
 static void read_deepspeed(Reader *r, Interp *in, AVal *config, const IrValue *call);
 
-static void read_training_args(Reader *r, const KwReader *k)
+/* A TrainingArguments setting: a keyword of the call, or an attribute of
+ * the object HfArgumentParser made (o). */
+static AVal *setting(const KwReader *k, Obj *o, const char *name)
+{
+    return o ? obj_get(o, name) : kw(k, name);
+}
+
+static bool setting_true(const KwReader *k, Obj *o, const char *name)
+{
+    AVal *v = setting(k, o, name);
+    bool known;
+    return v && av_truth(v, &known) && known;
+}
+
+static void read_training_args(Reader *r, const KwReader *k, Obj *o)
 {
     EstimateConfig *cfg = r->cfg;
     int64_t n;
-    if (kw_int(k, "gradient_accumulation_steps", &n) && n > 0)
+    double d;
+    if (av_int_of(setting(k, o, "gradient_accumulation_steps"), &n) && n > 0)
         cfg->accumulation = n;
-    bool bf16 = kw_true(k, "bf16", false), fp16 = kw_true(k, "fp16", false);
+    bool bf16 = setting_true(k, o, "bf16"), fp16 = setting_true(k, o, "fp16");
     cfg->trainer_autocast = bf16 || fp16;
     cfg->trainer_fp16 = fp16;
-    if (kw_true(k, "gradient_checkpointing", false))
+    if (setting_true(k, o, "gradient_checkpointing"))
         cfg->grad_checkpointing = true;
-    read_optim_name(r, kw_str(k, "optim"));
-    read_fsdp_option(r, kw(k, "fsdp"));
-    AVal *ds = kw(k, "deepspeed");
+    AVal *ov = setting(k, o, "optim");
+    read_optim_name(r, ov && (ov->k == AV_STR || ov->k == AV_QUAL) ? ov->s : NULL);
+    AVal *wd = setting(k, o, "weight_decay");
+    if (cfg->optimizer == OPT_ADAM)
+        cfg->weight_decay = wd && av_num(wd, &d) && d != 0;
+    read_fsdp_option(r, setting(k, o, "fsdp"));
+    AVal *ds = setting(k, o, "deepspeed");
     if (ds && ds->k != AV_NONE)
         read_deepspeed(r, k->in, ds, k->call);
+}
+
+/* Trainer(args=...) whose arguments come from HfArgumentParser (or any
+ * object rather than a TrainingArguments call in the file). */
+static void read_trainer_args(Reader *r, const KwReader *k)
+{
+    AVal *args = kw(k, "args");
+    if (!r->training_args_seen && args && args->k == AV_OBJECT && args->obj->nn == NN_OPAQUE &&
+        args->obj->a == OPAQUE_ARGS)
+        read_training_args(r, k, args->obj);
 }
 
 static AVal *dict_get(AVal *d, const char *key)
@@ -476,9 +506,11 @@ static void read_call(Reader *r, Interp *in, int fi, const IrValue *v)
                !strstr(qs, "lr_scheduler")) {
         read_optimizer(r, &k, qs);
     } else if (qual_is(r, q, "transformers.TrainingArguments") || qual_is(r, q, "trl.SFTConfig")) {
-        read_training_args(r, &k);
+        read_training_args(r, &k, NULL);
+        r->training_args_seen = true;
     } else if (qual_is(r, q, "transformers.Trainer") || qual_is(r, q, "trl.SFTTrainer")) {
         cfg->trainer = true;
+        read_trainer_args(r, &k);
         if (cfg->optimizer == OPT_NONE) {
             cfg->optimizer = OPT_ADAM;
             cfg->fused = true;
@@ -588,18 +620,24 @@ static void read_quantized_dtypes(Reader *r)
 
 void estimate_read(Syntax *s, const Ir *ir, EstimateConfig *cfg)
 {
-    const char *script = cfg->script_path;
+    EstimateConfig given = *cfg;   /* what the command line says */
     memset(cfg, 0, sizeof *cfg);
-    cfg->script_path = script;
+    cfg->script_args = given.script_args;
+    cfg->nscript_args = given.nscript_args;
+    cfg->model_override = given.model_override;
+    cfg->script_path = given.script_path;
     cfg->weight_bytes = 4;
     cfg->set_to_none = true;
     cfg->accumulation = 1;
     cfg->world_size = 1;
     cfg->quant_compute = -1;
-    Reader r = {s, ir, cfg, 0, 0, 0, false};
+    Reader r = {s, ir, cfg, 0, 0, 0, false, false};
     Trace scratch;
     tr_init(&scratch, s->arena);
     Interp *in = interp_new(s->arena, s, ir, &scratch, NULL);
+    in->script_args = cfg->script_args;
+    in->nscript_args = cfg->nscript_args;
+    in->script_path = cfg->script_path;
     for (uint32_t fi = 0; fi < ir->funcs.n; fi++) {
         const IrFunction *f = &ir->funcs.v[fi];
         for (uint32_t i = 1; i < f->values.n; i++) {

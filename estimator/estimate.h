@@ -66,6 +66,11 @@ typedef struct EstimateConfig {
     int64_t batch, seq;
     int precision;                /* 0 as written, 1 fp32, 2 bf16 weights, 3 fp32 + bf16 autocast */
     ARENA_VEC(const char *) assumptions;
+    /* the script's command line after `--`, --model NAME, the script's path
+     * (kept by estimate_read) */
+    const char *const *script_args;
+    uint32_t nscript_args;
+    const char *model_override;
     /* debugging: each recorded op, one line each (pfc estimate --trace) */
     void (*trace_out)(void *ctx, const char *line);
     void *trace_ctx;

@@ -1397,10 +1397,36 @@ static AVal *call_dispatch(Interp *in, Frame *fr, const IrValue *x, AVal *callee
 
 /* A parameter of a function evaluated on demand: the argument at a call
  * site of the function in the file (the first one found). */
+/* A parameter no call passes gets its default (evaluated where the
+ * function is defined). A function that nothing in the file calls is an
+ * entry point (fire.Fire(main), jsonargparse's CLI(main)): the command
+ * line's --name comes first, and its defaults are the configuration. */
+static AVal *param_default(Interp *in, const IrFunction *f, const IrValue *p, bool entry)
+{
+    const char *name = in_name(in, p->name);
+    AVal *given = entry ? script_value(in, name) : NULL;
+    const Node *pn = syn_node(in->S, p->node);
+    if (given || !node_token(in->S, pn, T_EQUAL) || f->parent < 0)
+        return given ? given : av_unknown(in);
+    uint32_t def = node_kid_id(in->S, pn, node_nkids(in->S, pn) - 1);
+    ValueId dv = value_for_node(in, f->parent, def);
+    AVal *v = dv ? eval(in, demand_frame(in, f->parent), dv) : NULL;
+    if (entry && v && v->k == AV_STR) {
+        uint32_t line, col;
+        syntax_line_col(in->S, node_start(in->S, pn), &line, &col);
+        v = av_str(in, v->s);
+        v->origin = arena_printf(in->a, "%s()'s default, line %u", in_name(in, f->name), line);
+    }
+    return v ? v : av_unknown(in);
+}
+
 static AVal *param_from_call_site(Interp *in, Frame *fr, const IrValue *p)
 {
     const IrFunction *f = &in->ir->funcs.v[fr->fi];
     if (!f->name)
+        return av_unknown(in);
+    const Node *pn = syn_node(in->S, p->node);
+    if (node_token(in->S, pn, T_DOUBLESTAR) || node_token(in->S, pn, T_STAR) || f->class_index >= 0)
         return av_unknown(in);
     for (uint32_t fi = 0; fi < in->ir->funcs.n; fi++) {
         const IrFunction *g = &in->ir->funcs.v[fi];
@@ -1415,10 +1441,10 @@ static AVal *param_from_call_site(Interp *in, Frame *fr, const IrValue *p)
             Args a;
             call_args(in, cf, c, &a);
             AVal *arg = args_get(&a, (int)p->index, in_name(in, p->name));
-            return arg ? arg : av_unknown(in);
+            return arg ? arg : param_default(in, f, p, false);
         }
     }
-    return av_unknown(in);
+    return param_default(in, f, p, true);
 }
 
 static AVal *global(Interp *in, const IrValue *x)

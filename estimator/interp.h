@@ -41,6 +41,8 @@ struct AVal {
     AVal *self;            /* FUNC bound to an instance; BOUND receiver */
     Obj *obj;              /* OBJECT */
     uint32_t param;        /* PARAM: trace parameter handle */
+    const char *origin;    /* a configuration value: where it was read ("ModelArguments
+                              default, line 12"); UNKNOWN: the required option it lacks */
 };
 
 /* Library module kinds (torch.nn.*) and in-file instances share Obj. */
@@ -53,7 +55,8 @@ typedef enum NnKind {
 } NnKind;
 
 enum { OPAQUE_NO_GRAD = 1, OPAQUE_AUTOCAST = 2, OPAQUE_ENABLE_GRAD = 3, OPAQUE_TRAINER = 10,
-       OPAQUE_ARGS = 11, OPAQUE_ARGPARSER = 12, OPAQUE_ACCELERATOR = 13, OPAQUE_TRANSFORM = 14 };
+       OPAQUE_ARGS = 11, OPAQUE_ARGPARSER = 12, OPAQUE_ACCELERATOR = 13, OPAQUE_TRANSFORM = 14,
+       OPAQUE_HFPARSER = 15, OPAQUE_FILE = 16 };
 
 struct Obj {
     int cls;               /* in-file class index, or -1 */

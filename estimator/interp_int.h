@@ -44,6 +44,11 @@ struct Interp {
     const char *lost;                       /* where the tensors were first lost, or NULL */
     bool in_trainer;                        /* the Trainer's step is running */
     int64_t trainer_batch;                  /* its per-device batch */
+    /* the script's own command line (pfc estimate SCRIPT -- ARGS), where
+     * the script lives (config files are relative to it), --model NAME */
+    const char *const *script_args;
+    uint32_t nscript_args;
+    const char *script_path;
 };
 
 #define ARGS_MAX 64
@@ -87,5 +92,8 @@ AVal *tensor_binop(Interp *in, int tok, AVal *x, AVal *y);
 AVal *tensor_subscript(Interp *in, AVal *x, AVal *idx);
 AVal *loader_batch(Interp *in, AVal *loader);
 void tie_weight(Interp *in, Obj *m, const char *name, AVal *v);
+/* --key from the script's command line (after `--`) as a literal, noted as
+ * read; NULL when not given. */
+AVal *script_value(Interp *in, const char *key);
 
 #endif

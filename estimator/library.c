@@ -86,6 +86,34 @@ static bool timm_model(LibraryCtx *lc, Interp *in, AVal **args, const char **kw,
     return true;
 }
 
+/* from_pretrained's name: the script's value (noted with where a
+ * configuration gave it), else --model NAME; NULL with lc->error. */
+static const char *model_name(LibraryCtx *lc, Interp *in, AVal **args, const char **kw, uint32_t n)
+{
+    AVal *name = NULL;
+    for (uint32_t i = 0; i < n && !name; i++)
+        if (!kw[i] || strcmp(kw[i], "pretrained_model_name_or_path") == 0)
+            name = args[i];
+    if (name && name->k == AV_STR) {
+        if (name->origin && strcmp(name->origin, "the command line") != 0)   /* noted when read */
+            interp_note(in, 0, arena_printf(in->a, "model name '%s' (%s)", name->s, name->origin));
+        return name->s;
+    }
+    if (lc->cfg->model_override) {
+        interp_note(in, 0, arena_printf(in->a, "model name '%s' (--model)", lc->cfg->model_override));
+        return lc->cfg->model_override;
+    }
+    if (name && name->k == AV_UNKNOWN && name->origin)
+        lc->error = arena_printf(in->a, "from_pretrained's model name is the required option %s, which has "
+                                        "no default: give it as `pfc estimate %s -- %s NAME` or "
+                                        "`--model NAME`", name->origin,
+                                 lc->cfg->script_path ? lc->cfg->script_path : "SCRIPT", name->origin);
+    else
+        lc->error = "from_pretrained's model name is not a literal or a constant pfc can read "
+                    "(--model NAME gives it)";
+    return NULL;
+}
+
 static bool library_model(void *ctx, Interp *in, const char *qual, AVal **args, const char **kw,
                           uint32_t n, Obj *out)
 {
@@ -101,14 +129,9 @@ static bool library_model(void *ctx, Interp *in, const char *qual, AVal **args, 
         return true;
     }
     if (strstr(qual, ".from_pretrained") && (after(qual, "transformers.") || after(qual, "peft."))) {
-        const char *model = NULL;
-        for (uint32_t i = 0; i < n && !model; i++)
-            if ((!kw[i] || strcmp(kw[i], "pretrained_model_name_or_path") == 0) && args[i]->k == AV_STR)
-                model = args[i]->s;
-        if (!model) {
-            lc->error = "from_pretrained's model name is not a literal or a constant pfc can read";
+        const char *model = model_name(lc, in, args, kw, n);
+        if (!model)
             return false;
-        }
         const Arch *a = arch_find(model);
         if (!a) {
             lc->error = arena_printf(in->a, "model '%s' is not in the architecture snapshot (pfc archs "

@@ -329,6 +329,9 @@ bool estimate_run(Syntax *s, const Ir *ir, const EstimateConfig *cfg, Estimate *
     Interp *in = interp_new(&a, s, ir, &tr, &hooks);
     in->batch_override = cfg->batch ? cfg->batch : cfg->ds_micro_batch;
     in->seq_override = cfg->seq;
+    in->script_args = cfg->script_args;
+    in->nscript_args = cfg->nscript_args;
+    in->script_path = cfg->script_path;
     in->force_autocast = cfg->precision == 3 || (cfg->accelerate_mp && cfg->precision == 0);
     in->no_autocast = cfg->precision == 1;
     in->force_autocast_dtype = cfg->accelerate_mp == 2 && cfg->precision == 0 ? DT_F16 : DT_BF16;

@@ -354,7 +354,7 @@ AVal *lib_call(Interp *in, const char *q, Args *a)
     AVal *r = library_model(in, q, a);
     if (r)
         return r;
-    if (strncmp(q, "builtins.", 9) == 0)
+    if (strncmp(q, "builtins.", 9) == 0 && strcmp(q, "builtins.open") != 0)
         return builtin(in, q + 9, a);
     if (in_ns(q, "math"))
         return math_call(in, leaf(q), a);
@@ -385,6 +385,8 @@ static AVal *object_method(Interp *in, AVal *recv, const char *name, Args *a)
         return accelerator_method(in, o, name, a);
     if (o->nn == NN_OPAQUE && o->a == OPAQUE_ARGPARSER)
         return argparse_method(in, o, name, a);
+    if (o->nn == NN_OPAQUE && o->a == OPAQUE_HFPARSER)
+        return hf_parser_method(in, o, name, a);
     if (o->nn == NN_OPAQUE && eq(name, "scale"))
         return arg(a, 0, NULL) ? arg(a, 0, NULL) : av_unknown(in);
     if (o->is_module || o->nn != NN_NONE)

@@ -65,6 +65,13 @@ AVal *param_attr(Interp *in, AVal *p, const char *name);
 AVal *builtin(Interp *in, const char *name, Args *a);
 AVal *math_call(Interp *in, const char *f, Args *a);
 AVal *argparse_method(Interp *in, Obj *parser, const char *name, Args *a);
+/* The script's own command line (pfc estimate SCRIPT -- ARGS): the text
+ * given for --key (- and _ alike; "" for a bare flag), or NULL. */
+const char *script_arg(const Interp *in, const char *key);
+/* Text as the value it spells: a bool, None, an int, a float or a string. */
+AVal *literal_value(Interp *in, const char *text);
+/* "line N" of the call being evaluated, for a value's origin. */
+const char *current_line(Interp *in);
 AVal *seq_method(Interp *in, AVal *recv, const char *name, Args *a);
 AVal *dict_method(Interp *in, AVal *recv, const char *name, Args *a);
 
@@ -78,6 +85,7 @@ AVal *runtime_call(Interp *in, const char *q, Args *a);
 AVal *wrapper_call(Interp *in, const char *q, Args *a);
 AVal *config_call(Interp *in, const char *q, Args *a);
 AVal *trainer_step(Interp *in, Obj *trainer);
+AVal *hf_parser_method(Interp *in, Obj *parser, const char *name, Args *a);
 AVal *accelerator_method(Interp *in, Obj *acc, const char *name, Args *a);
 
 #endif

@@ -191,23 +191,120 @@ AVal *math_call(Interp *in, const char *f, Args *a)
          : av_unknown(in);
 }
 
+/* ---- the script's own command line ------------------------------------------------------ */
+
+/* Whether arg is `--key` or `--key=...` with - and _ alike; *value gets
+ * what follows '=' (NULL without one). */
+static bool names_option(const char *arg, const char *key, const char **value)
+{
+    if (strncmp(arg, "--", 2) != 0)
+        return false;
+    const char *p = arg + 2;
+    for (; *key && *p && *p != '='; p++, key++)
+        if (*p != *key && !((*p == '-' || *p == '_') && (*key == '-' || *key == '_')))
+            return false;
+    if (*key || (*p && *p != '='))
+        return false;
+    *value = *p == '=' ? p + 1 : NULL;
+    return true;
+}
+
+const char *script_arg(const Interp *in, const char *key)
+{
+    const char *found = NULL;   /* the last one wins, as in argparse */
+    for (uint32_t i = 0; i < in->nscript_args; i++) {
+        const char *v;
+        if (!names_option(in->script_args[i], key, &v))
+            continue;
+        const char *next = i + 1 < in->nscript_args ? in->script_args[i + 1] : NULL;
+        found = v ? v : next && strncmp(next, "--", 2) != 0 ? next : "";
+    }
+    return found;
+}
+
+AVal *literal_value(Interp *in, const char *text)
+{
+    if (!*text || eq(text, "true") || eq(text, "True"))
+        return av_bool(in, true);
+    if (eq(text, "false") || eq(text, "False"))
+        return av_bool(in, false);
+    if (eq(text, "None") || eq(text, "null"))
+        return av_none(in);
+    char *end;
+    long long i = strtoll(text, &end, 10);
+    if (!*end)
+        return av_int(in, i);
+    double d = strtod(text, &end);
+    return !*end ? av_float(in, d) : av_str(in, text);
+}
+
+const char *current_line(Interp *in)
+{
+    uint32_t line = 0, col = 0;
+    if (in->cur_node)
+        syntax_line_col(in->S, node_start(in->S, syn_node(in->S, in->cur_node)), &line, &col);
+    return line ? arena_printf(in->a, "line %u", line) : "the script";
+}
+
+static void note_value(Interp *in, const char *key, const char *text, const char *origin)
+{
+    interp_note(in, 0, arena_printf(in->a, "%s = '%s' (%s)", key, text, origin));
+}
+
+AVal *script_value(Interp *in, const char *key)
+{
+    const char *text = script_arg(in, key);
+    if (!text)
+        return NULL;
+    AVal *v = literal_value(in, text);
+    if (v == av_none(in))
+        return v;
+    v->origin = "the command line";
+    note_value(in, key, *text ? text : "True", v->origin);
+    return v;
+}
+
 /* ---- argparse: the defaults are the configuration ----------------------------------------- */
 
+/* What the command line gives one of the option's spellings (or its dest),
+ * converted as argparse would: type=, store_true / store_false. */
+static AVal *option_given(Interp *in, Args *a, const char *key, AVal *action, AVal *type)
+{
+    const char *text = script_arg(in, key);
+    for (int i = 0; !text && i < 4 && arg(a, i, NULL) && arg(a, i, NULL)->k == AV_STR; i++)
+        if (strncmp(arg(a, i, NULL)->s, "--", 2) == 0)
+            text = script_arg(in, arg(a, i, NULL)->s + 2);
+    if (!text)
+        return NULL;
+    note_value(in, key, *text ? text : "True", "the command line");
+    if (action && action->k == AV_STR && strncmp(action->s, "store_", 6) == 0)
+        return av_bool(in, strcmp(action->s, "store_false") != 0);
+    if (type && type->k == AV_QUAL && !ends(type->s, "str")) {
+        Args one = {{av_str(in, text)}, {NULL}, 1};
+        return builtin(in, strchr(type->s, '.') ? strchr(type->s, '.') + 1 : type->s, &one);
+    }
+    return type ? av_str(in, text) : literal_value(in, text);
+}
+
 /* add_argument("--batch-size", "-b", type=int, default="64", dest=...,
- * action="store_true"): records dest -> default (string defaults go
- * through type, as argparse does). */
+ * action="store_true", required=True): records dest -> the value the
+ * command line gives, else the default (string defaults go through type,
+ * as argparse does); a required option not given is an unknown that names
+ * itself, so that a refusal can say how to give it. */
 static void add_argument(Interp *in, void *ctx, Args *a)
 {
     Obj *parser = ctx;
-    const char *dest = NULL;
+    const char *dest = NULL, *spelling = NULL;
     AVal *d = arg(a, -1, "dest");
     if (d && d->k == AV_STR)
         dest = d->s;
-    for (int i = 0; !dest && i < 4; i++) {
+    for (int i = 0; i < 4; i++) {
         AVal *n = arg(a, i, NULL);
         if (!n || n->k != AV_STR)
             break;
-        if (strncmp(n->s, "--", 2) == 0 || n->s[0] != '-' || !arg(a, i + 1, NULL))
+        if (!spelling && (strncmp(n->s, "--", 2) == 0 || n->s[0] != '-'))
+            spelling = n->s;
+        if (!dest && (strncmp(n->s, "--", 2) == 0 || n->s[0] != '-' || !arg(a, i + 1, NULL)))
             dest = n->s + (strncmp(n->s, "--", 2) == 0 ? 2 : n->s[0] == '-' ? 1 : 0);
     }
     if (!dest)
@@ -225,12 +322,24 @@ static void add_argument(Interp *in, void *ctx, Args *a)
         Args one = {{def}, {NULL}, 1};
         def = builtin(in, strchr(type->s, '.') ? strchr(type->s, '.') + 1 : type->s, &one);
     }
+    AVal *given = option_given(in, a, key, action, type);
+    if (given) {
+        def = given;
+    } else if (!def && bool_or(a, -1, "required", false)) {
+        def = av_new(in, AV_UNKNOWN);
+        def->origin = spelling ? spelling : arena_printf(in->a, "--%s", key);
+    } else if (def && def->k == AV_STR) {
+        def = av_str(in, def->s);
+        def->origin = arena_printf(in->a, "argparse default, %s", current_line(in));
+    }
     obj_set(in, parser, key, def ? def : av_none(in));
 }
 
 static AVal *parse_args(Interp *in, Obj *parser)
 {
-    interp_note(in, 0, "command-line arguments: argparse's defaults");
+    interp_note(in, 0, in->nscript_args ? "command-line arguments: argparse's defaults and the "
+                                          "arguments after --"
+                                        : "command-line arguments: argparse's defaults");
     if (!obj_get(parser, "__scanned__")) {
         obj_set(in, parser, "__scanned__", av_bool(in, true));
         for_each_call_on(in, "add_argument", parser, add_argument, parser);

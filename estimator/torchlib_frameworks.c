@@ -2,7 +2,11 @@
  * checkpointing, wrappers (DDP, FSDP, torch.compile), Accelerate, DeepSpeed,
  * the Hugging Face Trainer and configs, models known by name. */
 #include "torchlib.h"
+#include "../base/buf.h"
+#include "../base/json.h"
+#include "../base/yaml.h"
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 static AVal *context(Interp *in, int kind, bool enabled, DType dt)
@@ -142,10 +146,240 @@ static AVal *trainer_object(Interp *in, const char *q, Args *a)
     return o;
 }
 
+/* ---- configuration files (yaml.safe_load(open(p)), json.load, OmegaConf.load) -------------- */
+
+static AVal *from_json(Interp *in, const JsonValue *j, const char *src, const char *origin)
+{
+    AVal *v;
+    switch (json_kind(j)) {
+    case JSON_BOOL: return av_bool(in, j->boolean);
+    case JSON_NUMBER: return literal_value(in, arena_strndup(in->a, src + j->start, j->end - j->start));
+    case JSON_STRING:
+        v = av_str(in, j->str);
+        v->origin = origin;
+        return v;
+    case JSON_ARRAY:
+        v = av_seq(in, j->n);
+        for (uint32_t i = 0; i < j->n; i++)
+            v->items[i] = from_json(in, j->items[i], src, origin);
+        return v;
+    case JSON_OBJECT:
+        v = av_new(in, AV_DICT);
+        v->keys = arena_zalloc(in->a, (j->n + 1) * sizeof *v->keys);
+        v->items = arena_zalloc(in->a, (j->n + 1) * sizeof *v->items);
+        for (uint32_t i = 0; i < j->n; i++) {
+            v->keys[v->n] = json_string(j->members[i].key, NULL);
+            v->items[v->n++] = from_json(in, j->members[i].value, src, origin);
+        }
+        return v;
+    default: return av_none(in);
+    }
+}
+
+static AVal *from_yaml(Interp *in, const YamlValue *y, const char *origin)
+{
+    AVal *v;
+    switch (yaml_kind(y)) {
+    case YAML_SCALAR:
+        v = y->quoted ? av_str(in, y->str) : literal_value(in, y->str);
+        if (v->k == AV_STR)
+            v->origin = origin;
+        return v;
+    case YAML_SEQ:
+        v = av_seq(in, y->n);
+        for (uint32_t i = 0; i < y->n; i++)
+            v->items[i] = from_yaml(in, y->items[i], origin);
+        return v;
+    case YAML_MAP:
+        v = av_new(in, AV_DICT);
+        v->keys = arena_zalloc(in->a, (y->n + 1) * sizeof *v->keys);
+        v->items = arena_zalloc(in->a, (y->n + 1) * sizeof *v->items);
+        for (uint32_t i = 0; i < y->n; i++) {   /* the last of duplicate keys wins (dict_get scans forward) */
+            uint32_t k = 0;
+            while (k < v->n && strcmp(v->keys[k], y->keys[i]) != 0)
+                k++;
+            v->keys[k] = y->keys[i];
+            v->items[k] = from_yaml(in, y->items[i], origin);
+            v->n += k == v->n;
+        }
+        return v;
+    default: return av_none(in);
+    }
+}
+
+static char *read_whole(const char *path, Arena *a, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    Buf b = {0};
+    char chunk[4096];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && b.n < (16u << 20))
+        buf_put(&b, chunk, n);
+    fclose(f);
+    char *out = arena_strndup(a, b.v ? b.v : "", b.n);
+    *len = b.n;
+    buf_free(&b);
+    return out;
+}
+
+static AVal *config_refused(Interp *in, const char *why)
+{
+    tr_refuse(in->tr, why);
+    interp_fail(in, why);
+    return av_unknown(in);
+}
+
+/* A config file the script reads, relative to the script's directory as
+ * when it is run from there; one that cannot be read is a refusal naming it. */
+static AVal *config_file(Interp *in, AVal *path)
+{
+    if (path && path->k == AV_OBJECT && path->obj->a == OPAQUE_FILE)
+        path = obj_get(path->obj, "path");
+    if (!path || path->k != AV_STR)
+        return av_unknown(in);
+    const char *dir = in->script_path ? strrchr(in->script_path, '/') : NULL;
+    const char *full = path->s[0] == '/' || !dir ? path->s
+                       : arena_printf(in->a, "%.*s/%s", (int)(dir - in->script_path), in->script_path, path->s);
+    size_t len;
+    const char *src = read_whole(full, in->a, &len);
+    if (!src)
+        return config_refused(in, arena_printf(in->a, "the config file %s cannot be read (give the script's "
+                                                      "arguments after --, or run pfc from where the script "
+                                                      "runs)", full));
+    const char *origin = arena_printf(in->a, "config file %s", path->s);
+    size_t n = strlen(path->s);
+    bool yaml = (n > 5 && strcmp(path->s + n - 5, ".yaml") == 0) || (n > 4 && strcmp(path->s + n - 4, ".yml") == 0);
+    AVal *v;
+    if (yaml) {
+        YamlError err;
+        const YamlValue *y = yaml_parse(in->a, src, len, &err);
+        if (!y)
+            return config_refused(in, arena_printf(in->a, "the config file %s:%u: %s", full, err.line, err.msg));
+        v = from_yaml(in, y, origin);
+    } else {
+        JsonError err;
+        const JsonValue *j = json_parse(in->a, src, len, &err);
+        if (!j)
+            return config_refused(in, arena_printf(in->a, "the config file %s:%u: %s", full, err.line, err.msg));
+        v = from_json(in, j, src, origin);
+    }
+    interp_note(in, 0, arena_printf(in->a, "read the config file %s", path->s));
+    return v;
+}
+
+/* ---- HfArgumentParser / TrlParser: dataclasses are the configuration ---------------------- */
+
+/* A field's value from a config dict or the command line; a field left
+ * None or without a default names itself (--field), for the refusal. */
+static void fill_field(Interp *in, Obj *o, uint32_t i, AVal *given, const char *cls)
+{
+    const char *name = o->names[i];
+    AVal *v = NULL;
+    for (uint32_t k = 0; given && given->k == AV_DICT && k < given->n && !v; k++)
+        if (eq(given->keys[k], name))
+            v = given->items[k];
+    AVal *cl = script_value(in, name);
+    if (cl)
+        v = cl;
+    if (v) {
+        o->vals[i] = v;
+    } else if (o->vals[i]->k == AV_STR && !o->vals[i]->origin) {
+        o->vals[i] = av_str(in, o->vals[i]->s);
+        o->vals[i]->origin = arena_printf(in->a, "%s default", cls);
+    } else if (o->vals[i]->k == AV_NONE || o->vals[i]->k == AV_UNKNOWN) {
+        o->vals[i] = av_new(in, o->vals[i]->k);
+        o->vals[i]->origin = arena_printf(in->a, "--%s", name);
+    }
+}
+
+/* One dataclass of the parser: an in-file one with its defaults, or a
+ * library one (TrainingArguments, SFTConfig, ModelConfig...) with what the
+ * config and the command line give. */
+static AVal *hf_dataclass(Interp *in, AVal *cls, AVal *given)
+{
+    Args none = {{0}, {0}, 0};
+    AVal *o = call_value(in, cls, &none);
+    if (o->k != AV_OBJECT)
+        return o;
+    if (cls->k == AV_QUAL) {
+        for (uint32_t k = 0; given && given->k == AV_DICT && k < given->n; k++)
+            obj_set(in, o->obj, given->keys[k], given->items[k]);
+        for (uint32_t i = 0; i < in->nscript_args; i++)
+            if (strncmp(in->script_args[i], "--", 2) == 0 && in->script_args[i][2]) {
+                const char *key = in->script_args[i] + 2, *eqs = strchr(key, '=');
+                key = eqs ? arena_strndup(in->a, key, (size_t)(eqs - key)) : key;
+                obj_set(in, o->obj, key, script_value(in, key));
+            }
+        return o;
+    }
+    const char *name = in_name(in, in->ir->classes.v[cls->fn].name);
+    for (uint32_t i = 0; i < o->obj->nattr; i++)
+        fill_field(in, o->obj, i, given, name);
+    return o;
+}
+
+static AVal *hf_parse(Interp *in, Obj *parser, AVal *given)
+{
+    AVal *types = obj_get(parser, "types");
+    AVal *list = types && types->k == AV_SEQ ? types : NULL;
+    uint32_t n = list ? list->n : 1;
+    AVal *out = av_seq(in, n + 1);   /* the last: return_remaining_strings' list */
+    for (uint32_t i = 0; i < n; i++)
+        out->items[i] = hf_dataclass(in, list ? list->items[i] : types, given);
+    out->items[n] = av_seq(in, 0);
+    return out;
+}
+
+AVal *hf_parser_method(Interp *in, Obj *parser, const char *name, Args *a)
+{
+    AVal *given = NULL;
+    if (eq(name, "parse_json_file") || eq(name, "parse_yaml_file")) {
+        AVal *path = arg(a, 0, eq(name, "parse_json_file") ? "json_file" : "yaml_file");
+        if (path && path->k == AV_STR)
+            given = config_file(in, path);
+        else
+            interp_note(in, 0, "the parser's config file is not named in the script: its dataclasses' "
+                               "defaults and the arguments after --");
+    } else if (eq(name, "parse_dict")) {
+        given = arg(a, 0, "args");
+    } else if (!eq(name, "parse_args_into_dataclasses") && !eq(name, "parse_args_and_config")) {
+        return av_unknown(in);
+    }
+    if (interp_error(in))
+        return av_unknown(in);
+    return hf_parse(in, parser, given);
+}
+
 /* Objects that hold the run's configuration: argparse, deepspeed,
- * Accelerate, the Hugging Face Trainer. */
+ * Accelerate, the Hugging Face Trainer and its argument parser, config
+ * files. */
 AVal *config_call(Interp *in, const char *q, Args *a)
 {
+    if (eq(q, "transformers.HfArgumentParser") || eq(q, "trl.TrlParser")) {
+        AVal *p = av_obj(in, NN_OPAQUE);
+        p->obj->a = OPAQUE_HFPARSER;
+        AVal *types = arg(a, 0, "dataclass_types");
+        obj_set(in, p->obj, "types", types ? types : av_unknown(in));
+        return p;
+    }
+    if (eq(q, "dataclasses.field")) {
+        AVal *d = arg(a, -1, "default"), *f = arg(a, -1, "default_factory");
+        Args none = {{0}, {0}, 0};
+        return d ? d : f ? call_value(in, f, &none) : av_new(in, AV_UNKNOWN);
+    }
+    if (eq(q, "builtins.open") || eq(q, "io.open")) {
+        AVal *f = av_obj(in, NN_OPAQUE);
+        f->obj->a = OPAQUE_FILE;
+        obj_set(in, f->obj, "path", arg(a, 0, "file") ? arg(a, 0, "file") : av_unknown(in));
+        return f;
+    }
+    if (eq(q, "yaml.safe_load") || eq(q, "yaml.load") || eq(q, "yaml.full_load") || eq(q, "json.load") ||
+        eq(q, "omegaconf.OmegaConf.load"))
+        return config_file(in, arg(a, 0, NULL));
+    if (eq(q, "trl.ScriptArguments") || eq(q, "trl.ModelConfig"))
+        return trainer_object(in, q, a);
     if (eq(q, "argparse.ArgumentParser")) {
         AVal *p = av_obj(in, NN_OPAQUE);
         p->obj->a = OPAQUE_ARGPARSER;
