@@ -44,7 +44,7 @@ refuses() {
         bad "$name" "exit status $status, expected 1: $(head -c 200 "$TMP/err")"
         return
     fi
-    if ! grep -qE "\"error\": \"(.*$last\.py)?.*$pattern" "$TMP/out"; then
+    if ! grep -qE "\"error\": \{\"code\": \"[a-z_]+\", \"message\": \".*$pattern" "$TMP/out"; then
         bad "$name" "JSON lacks an error matching /$pattern/: $(grep -E '"error"|"fits"' "$TMP/out" | tr -d '\n' | head -c 300)"
         return
     fi
