@@ -58,12 +58,11 @@ static void verdict_line(Buf *b, const EstimateReport *r)
         return;
     }
     Verdict v = remedy_verdict(e, r->gpu);
-    buf_printf(b, "%s on ", verdict_marks[v]);
+    buf_printf(b, "%s on %s", verdict_marks[v], r->gpu->name);
     if (r->count > 1)
-        buf_printf(b, "%u x ", r->count);
-    buf_printf(b, "%s%s: projected peak %s, %.0f%% of its %.2f GiB usable", r->gpu->name,
-               per_rank(r) ? " (per GPU)" : "", p, percent(e->projected_peak, r->gpu->usable_bytes),
-               gib(r->gpu->usable_bytes));
+        buf_printf(b, " x%u", r->count);
+    buf_printf(b, "%s: projected peak %s, %.0f%% of its %.2f GiB usable", per_rank(r) ? " (per GPU)" : "", p,
+               percent(e->projected_peak, r->gpu->usable_bytes), gib(r->gpu->usable_bytes));
     if (v == VERDICT_BORDERLINE)
         buf_printf(b, "; the range %s – %s crosses it", size(lo, sizeof lo, e->projected_low),
                    size(hi, sizeof hi, e->projected_high));

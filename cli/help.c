@@ -65,8 +65,9 @@ static const HelpOpt estimate_opts[] = {
     {"--seq", "N", "override the script's sequence length"},
     {"--precision", "P", "fp32, bf16 (16-bit weights) or amp (fp32 weights, bf16 autocast)"},
     {"--world-size", "N", "ranks of a DDP/FSDP run (numbers are per rank)"},
-    {"--json", NULL, "one JSON object (peak, range, breakdown, target, fits, assumptions,\n"
-     "remediation, error)"},
+    {"--json", NULL, "one JSON object (version, script, peak, range, breakdown, components,\n"
+     "inputs read, target, fits, verdict, assumptions, remediation, error); every failure\n"
+     "too, with error {code, message, path, line}"},
     {"-v, --verbose", NULL, "every simulated phase"},
     {"--trace", NULL, "every recorded tensor op (for debugging the estimator)"},
     {"-h, --help", NULL, "print this help"},
@@ -119,9 +120,10 @@ static const HelpCmd commands[] = {
      "without running it: the model (a Hugging Face model by name, a torchvision\n"
      "constructor, or modules defined in the script), batch, sequence, precision,\n"
      "optimizer, checkpointing, LoRA, accumulation and sharding are read from the script\n"
-     "and one step is interpreted over symbolic tensors. Prints the breakdown, the\n"
-     "projected peak with its range, and what the estimate assumed.\n"
-     "Exit 0 when it fits (or without --gpu), 1 when it does not fit or the script\n"
+     "and one step is interpreted over symbolic tensors. Prints the verdict first (fits,\n"
+     "borderline when the range crosses the card, does not fit), the breakdown at the\n"
+     "peak and over the step, the projected peak with its range, and what it assumed.\n"
+     "Exit 0 when the projected peak fits (or without --gpu), 1 when it does not or the script\n"
      "cannot be read or estimated (the reason is printed), 2 on usage errors.",
      estimate_opts},
     {"audit", "", "[options] SCRIPT [-- ARGS]", "run one instrumented training step (needs PyTorch)",
