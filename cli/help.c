@@ -68,8 +68,9 @@ static const HelpOpt estimate_opts[] = {
     {"--model", "NAME", "the model to load where from_pretrained's name cannot be read"},
     {"-- ARGS", NULL, "the script's own arguments (argparse, HfArgumentParser, fire),\n"
      "which override its defaults: -- --model_name_or_path gpt2 --config cfg.yaml"},
-    {"--json", NULL, "one JSON object (peak, range, breakdown, target, fits, assumptions,\n"
-     "remediation, error)"},
+    {"--json", NULL, "one JSON object (version, script, peak, range, breakdown, components,\n"
+     "inputs read, target, fits, verdict, assumptions, remediation, error); every failure\n"
+     "too, with error {code, message, path, line}"},
     {"-v, --verbose", NULL, "every simulated phase"},
     {"--trace", NULL, "every recorded tensor op (for debugging the estimator)"},
     {"-h, --help", NULL, "print this help"},
@@ -122,9 +123,10 @@ static const HelpCmd commands[] = {
      "without running it: the model (a Hugging Face model by name, a torchvision\n"
      "constructor, or modules defined in the script), batch, sequence, precision,\n"
      "optimizer, checkpointing, LoRA, accumulation and sharding are read from the script\n"
-     "and one step is interpreted over symbolic tensors. Prints the breakdown, the\n"
-     "projected peak with its range, and what the estimate assumed.\n"
-     "Exit 0 when it fits (or without --gpu), 1 when it does not fit or the script\n"
+     "and one step is interpreted over symbolic tensors. Prints the verdict first (fits,\n"
+     "borderline when the range crosses the card, does not fit), the breakdown at the\n"
+     "peak and over the step, the projected peak with its range, and what it assumed.\n"
+     "Exit 0 when the projected peak fits (or without --gpu), 1 when it does not or the script\n"
      "cannot be read or estimated (the reason is printed), 2 on usage errors.",
      estimate_opts},
     {"audit", "", "[options] SCRIPT [-- ARGS]", "run one instrumented training step (needs PyTorch)",

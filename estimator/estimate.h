@@ -91,6 +91,7 @@ typedef struct Estimate {
     uint64_t saved_end_of_forward;   /* saved + kept when the forward returns */
     const char *model;            /* what was estimated, for the report */
     int64_t batch, seq;           /* as found (0 when not found) */
+    int64_t image_size;           /* a torchvision model's input side (0: not an image model) */
     bool training;
     bool hf;                      /* a Hugging Face model from the snapshot */
     bool builtin;                 /* known by name (snapshot or torchvision) */

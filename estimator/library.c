@@ -178,6 +178,7 @@ static AVal *call_vision(LibraryCtx *lc, Interp *in, Obj *m, AVal **args, uint32
     }
     release(in, x);
     lc->batch = x->dim[0];
+    lc->image = x->dim[2];
     TId logits;
     if (m->a <= 0 || m->a > CK_DIM_MAX) {
         lc->error = arena_printf(in->tr->arena, "the torchvision model's num_classes is %lld, %s", (long long)m->a,

@@ -13,6 +13,7 @@ typedef struct LibraryCtx {
     TId logits;                /* the last model call's output (the head's start) */
     uint32_t head_op;          /* trace op index where the logits/loss part begins */
     int64_t batch, seq;        /* seen at the model call */
+    int64_t image;             /* a torchvision model's input side */
     bool hf;
     bool training_target;      /* the step ends in backward() */
     const char *error;

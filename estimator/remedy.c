@@ -6,6 +6,15 @@
 
 bool remedy_fits(const Estimate *e, const Gpu *gpu) { return gpu && e->projected_peak <= gpu->usable_bytes; }
 
+Verdict remedy_verdict(const Estimate *e, const Gpu *gpu)
+{
+    if (!gpu)
+        return VERDICT_NONE;
+    if (e->projected_high <= gpu->usable_bytes)
+        return VERDICT_FITS;
+    return e->projected_low > gpu->usable_bytes ? VERDICT_NO_FIT : VERDICT_BORDERLINE;
+}
+
 /* In the order of what they cost the user: a flag, then a library, then a
  * change of the training recipe. Single changes are listed in this order
  * and the combination is built in it. */
@@ -100,7 +109,7 @@ static bool run(Syntax *s, const Ir *ir, const EstimateConfig *cfg, Estimate *e)
 
 static void add(Syntax *s, Remedies *out, const char *change, const Estimate *e, const Gpu *gpu, bool combo)
 {
-    Remedy r = {change, e->projected_peak, remedy_fits(e, gpu), combo};
+    Remedy r = {change, e->projected_peak, remedy_fits(e, gpu), combo, remedy_verdict(e, gpu)};
     VEC_PUSH(s->arena, out->list, r);
 }
 

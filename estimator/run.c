@@ -404,6 +404,7 @@ bool estimate_run(Syntax *s, const Ir *ir, const EstimateConfig *cfg, Estimate *
         out->model = lc.model_name ? lc.model_name : in->model_class;
         out->batch = in->seen_batch ? in->seen_batch : lc.batch;
         out->seq = in->seen_seq ? in->seen_seq : lc.seq;
+        out->image_size = lc.image;
         if (what)
             out->peak_phase = arena_printf(s->arena, "%s; %s", out->peak_phase, what);
         else

@@ -62,7 +62,9 @@ void estimate_world(EstimateConfig *cfg, Arena *a, int64_t option, const char *e
                     const char *env_local, uint32_t count)
 {
     int64_t w = 0, local = 0;
-    bool sharded = cfg->shard != SHARD_NONE, wide = sharded || cfg->distributed;
+    /* DDP replicates the model: its per-rank memory does not depend on the world size */
+    bool sharded = cfg->shard != SHARD_NONE && cfg->shard != SHARD_DDP;
+    bool wide = sharded || cfg->distributed || cfg->shard == SHARD_DDP;
     if (option > 0) {
         w = option;
     } else if (wide && positive(env_world, &w)) {
@@ -76,9 +78,9 @@ void estimate_world(EstimateConfig *cfg, Arena *a, int64_t option, const char *e
     if (w)
         cfg->world_size = w;
     if (sharded && cfg->world_size <= 1)
-        assume(cfg, a, "the script shards the model but the world size is unknown: one rank assumed "
+        assume(cfg, a, "the script shards the model (FSDP/ZeRO) but the world size is unknown: one rank assumed "
                        "(--world-size N)");
-    else if (cfg->distributed && cfg->world_size <= 1)
+    else if (cfg->distributed && cfg->shard != SHARD_DDP && cfg->world_size <= 1)
         assume(cfg, a, "the script runs distributed but nothing says how wide: one rank assumed "
                        "(--world-size N, or WORLD_SIZE as torchrun sets it)");
     if (cfg->shard == SHARD_FSDP_HYBRID && cfg->world_size > 1)

@@ -44,7 +44,12 @@ refuses() {
         bad "$name" "exit status $status, expected 1: $(head -c 200 "$TMP/err")"
         return
     fi
-    if ! grep -qE "\"error\": \"(.*$last\.py)?.*$pattern" "$TMP/out"; then
+    # the error object as text mode words it: PATH:LINE: MESSAGE
+    local err
+    err=$(python3 -c 'import json, sys
+e = json.load(open(sys.argv[1]))["error"]
+print("%s%s: %s" % (e["path"], ":%d" % e["line"] if e["line"] else "", e["message"]))' "$TMP/out" 2>&1)
+    if ! echo "$err" | grep -qE "^(.*$last\.py)?.*$pattern"; then
         bad "$name" "JSON lacks an error matching /$pattern/: $(grep -E '"error"|"fits"' "$TMP/out" | tr -d '\n' | head -c 300)"
         return
     fi

@@ -38,6 +38,11 @@ def run(pfc, path):
         return {"error": "no JSON output (exit %d): %s" % (out.returncode, out.stderr.strip()[:200])}, dt
 
 
+def message(err):
+    """pfc's error object (or an older pfc's string)"""
+    return err if isinstance(err, str) else err.get("message", str(err))
+
+
 def peak_table(names, measured, results):
     print("%-38s %10s %10s %8s  %s" % ("script", "pfc GiB", "meas GiB", "error", "peak at"))
     errors, unread = [], []
@@ -47,7 +52,7 @@ def peak_table(names, measured, results):
         if e.get("error"):
             unread.append(name)
             errors.append(1.0)
-            print("%-38s %10s %10.2f %8s  not read: %s" % (name, "-", want / GIB, "miss", e["error"][:80]))
+            print("%-38s %10s %10.2f %8s  not read: %s" % (name, "-", want / GIB, "miss", message(e["error"])[:80]))
             continue
         got = e["allocated_peak_bytes"]
         err = (got - want) / want

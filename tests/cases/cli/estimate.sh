@@ -56,7 +56,7 @@ printf 'from transformers import AutoModel\nm = AutoModel.from_pretrained("no/su
 echo "--- full fine-tune, text, against an A100 80GB"
 "$PFC" estimate full.py --gpu a100-80gb; echo "status $?"
 echo "--- fits on an H200? and the fitting case lists no changes"
-"$PFC" estimate lora.py --gpu h200 | grep -E "Target|Changes"; echo "status $?"
+"$PFC" estimate lora.py --gpu h200 > lora.txt; echo "status $?"; head -n 1 lora.txt; grep -c "What would" lora.txt
 echo "--- the same, --json"
 "$PFC" estimate full.py --gpu a100-80gb --json | grep -E '"(allocated_peak_bytes|params_total|params_trainable|fits|error)"|"weights"'
 echo "--- LoRA"

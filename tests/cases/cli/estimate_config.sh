@@ -14,7 +14,8 @@ show() {
     python3 -c "import json
 j = json.load(open('out.json'))
 if j.get('error'):
-    print('  refused:', j['error'])
+    e = j['error']
+    print('  refused:', e.get('message', e) if isinstance(e, dict) else e)
 else:
     print('  model %s, batch %s, seq %s, params %s' % (j['model'], j['batch'], j['seq'], j['params_total']))
     for a in j['assumptions']:

@@ -18,6 +18,7 @@ J = [json.load(open(n + '.json')) for n in sys.argv[1:]]
 RC = [int(open(n + '.rc').read()) for n in sys.argv[1:]]
 def B(j, k): return j['breakdown'][k]
 def C(j, k): return j['components'][k]
+def E(j): return (j['error'] or {}).get('message', '')   # the error object's message ('' when none)
 def check(ok, good, bad): print(('ok: ' + good) if ok else ('WRONG: ' + bad))
 $(cat)" "$@"
 }
@@ -524,12 +525,12 @@ est chain chain.py
 est p4de mlp.py --gpu p4de.24xlarge
 verdict syntax empty deep chain p4de <<'PY'
 sy, em, de, ch, p4 = J
-check(RC[0] == 1 and sy["error"].startswith("syntax error at 2:6: ") and sy["allocated_peak_bytes"] is None,
+check(RC[0] == 1 and E(sy).startswith("syntax error at 2:6: ") and sy["error"]["line"] == 2 and sy["allocated_peak_bytes"] is None,
       "a syntax error: exit 1, the error gives its line and column, no numbers", f"exit {RC[0]}, error {sy['error']!r}")
-check(RC[1] == 1 and "nothing to estimate" in (em["error"] or ""), "an empty file: exit 1, nothing to estimate",
+check(RC[1] == 1 and "nothing to estimate" in E(em), "an empty file: exit 1, nothing to estimate",
       f"exit {RC[1]}, error {em['error']!r}")
 # CPython rejects more than 200 nested parentheses ("too many nested parentheses")
-check(RC[2] == 1 and "syntax" in (de["error"] or ""), "5000 nested parentheses: a syntax error, no crash",
+check(RC[2] == 1 and "syntax" in E(de), "5000 nested parentheses: a syntax error, no crash",
       f"exit {RC[2]}, error {de['error']!r}")
 # (CPython's own parser gives up on it with a RecursionError; pfc must not crash)
 check(RC[3] == 0 and ch["error"] is None and ch["batch"] == 4,
@@ -819,7 +820,7 @@ est opaque clm.py
 est given clm.py --seq 512
 verdict opaque given <<'PY'
 o, g = J
-check(RC[0] == 1 and "--seq" in (o["error"] or ""), "without --seq: exit 1, and the error says --seq gives it",
+check(RC[0] == 1 and "--seq" in E(o), "without --seq: exit 1, and the error says --seq gives it",
       f"exit {RC[0]}, error {o['error']!r}")
 check(g["error"] is None and g["batch"] == 4 and g["seq"] == 512 and g["training"]
       and any("could not be read" in s for s in g["assumptions"]),

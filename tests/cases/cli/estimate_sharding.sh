@@ -144,7 +144,7 @@ echo '{"zero_optimization": {"stage": 3,}' > broken.json
 ds_script 'config="broken.json"' > broken.py
 est broken broken.py
 verdict missing broken <<'PY'
-m, b = J
+m, b = [dict(x, error=(x['error'] or {}).get('message')) for x in J]
 check(RC[0] == 1 and "missing.json" in (m["error"] or "") and "line 6" in m["error"],
       "missing.json: exit 1, the error names the file and the line", f"rc {RC[0]}, error {m['error']}")
 check(RC[1] == 1 and "broken.json" in (b["error"] or "") and "not JSON" in b["error"],
