@@ -8,6 +8,7 @@
 #include "../estimator/trace.h"
 #include "cli.h"
 #include "codes.h"
+#include "modules.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -402,6 +403,7 @@ int cmd_estimate(int argc, char **argv)
     if (cli_parse_file(args.path, &src, &arena, &s) >= 0)
         return EXIT_FINDINGS;   /* a script that cannot be read: 1, as documented */
     const char *why = NULL;
+    ProjectModules *modules = NULL;
     EstimateConfig cfg;
     Estimate e;
     Remedies rem;
@@ -417,6 +419,9 @@ int cmd_estimate(int argc, char **argv)
         Ir ir;
         ir_build(&ir, &s);
         estimate_read(&s, &ir, &cfg);
+        modules = project_modules_new(args.path);
+        cfg.modules = project_modules_source(modules);
+        cfg.path = args.path;
         cfg.batch = args.batch;
         cfg.seq = args.seq;
         cfg.precision = args.precision;
@@ -447,6 +452,7 @@ int cmd_estimate(int argc, char **argv)
         text(&out, &r);
     buf_write(&out, stdout);
     buf_free(&out);
+    project_modules_free(modules);
     arena_free(&arena);
     free(src);
     if (why)

@@ -11,6 +11,7 @@
 #define PFC_ESTIMATE_H
 #include "../ir/ir.h"
 #include "arch.h"
+#include "interp.h"
 
 typedef enum OptKind { OPT_NONE, OPT_ADAM, OPT_SGD, OPT_ADAM8BIT, OPT_ADAFACTOR, OPT_SLOTS, OPT_OTHER } OptKind;
 typedef enum Shard { SHARD_NONE, SHARD_DDP, SHARD_FSDP, SHARD_ZERO1, SHARD_ZERO2, SHARD_ZERO3 } Shard;
@@ -51,6 +52,10 @@ typedef struct EstimateConfig {
     int64_t batch, seq;
     int precision;                /* 0 as written, 1 fp32, 2 bf16 weights, 3 fp32 + bf16 autocast */
     ARENA_VEC(const char *) assumptions;
+    /* the project's other modules (none: only the script is read) and the
+     * script's path, where its imports resolve from */
+    ModuleSource modules;
+    const char *path;
     /* debugging: each recorded op, one line each (pfc estimate --trace) */
     void (*trace_out)(void *ctx, const char *line);
     void *trace_ctx;
