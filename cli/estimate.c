@@ -8,6 +8,7 @@
 #include "estimate_report.h"
 #include "files.h"
 #include <stdarg.h>
+#include "modules.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,6 +153,7 @@ typedef struct Run {
     Arena arena;
     Syntax s;
     bool parsed;
+    ProjectModules *modules;   /* the project's modules its imports name */
     EstimateConfig cfg;
     Estimate e;
     Remedies rem;
@@ -166,6 +168,8 @@ static void configure(Run *r, const Ir *ir)
     cfg->model_override = r->args.model;
     cfg->script_path = r->args.path;
     estimate_read(&r->s, ir, cfg);
+    r->modules = project_modules_new(r->args.path);
+    cfg->modules = project_modules_source(r->modules);
     cfg->batch = r->args.batch;
     cfg->seq = r->args.seq;
     cfg->precision = r->args.precision;
@@ -263,6 +267,7 @@ int cmd_estimate(int argc, char **argv)
     report(r, rc);
     if (!rc && r->gpu && !remedy_fits(&r->e, r->gpu))
         rc = EXIT_FINDINGS;
+    project_modules_free(r->modules);
     if (r->parsed)
         arena_free(&r->arena);
     free(r->src);

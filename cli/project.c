@@ -832,6 +832,25 @@ static void linted_hook(void *ctx, const Ir *ir, ProjectView *view)
     free(dir);
 }
 
+char *project_module_file(Project *P, const char *importer, const char *dotted)
+{
+    Memo sink;
+    memset(&sink, 0, sizeof sink);
+    pthread_mutex_lock(&P->lock);
+    char *dir = linted_dir(P, importer);
+    char *file = NULL;
+    if (dir) {
+        Importer im = {P, dir, root_of(P, dir), 0, &sink};
+        int64_t id = find_module(&im, dotted);
+        if (id >= 0)
+            file = xstrdup(P->mods[id].path);
+    }
+    pthread_mutex_unlock(&P->lock);
+    free(dir);
+    free(sink.closure.v);
+    return file;
+}
+
 ProjectRequest *project_request_new(Project *p, const char *path)
 {
     ProjectRequest *r = calloc(1, sizeof *r);

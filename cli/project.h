@@ -35,6 +35,12 @@ IrProjectHook project_hook(ProjectRequest *r);
 void project_request_deps(const ProjectRequest *r, Buf *out);
 void project_request_free(ProjectRequest *r);   /* NULL is fine */
 
+/* The file of module `dotted` ("model", "pkg.mod", ".layers") as the file
+ * at `importer` imports it, the way `python importer` would find it (its
+ * directory, then the package root); NULL when the project has none. The
+ * caller frees it. */
+char *project_module_file(Project *p, const char *importer, const char *dotted);
+
 /* Are the modules and directories a cache entry lists still as they were? */
 bool project_deps_current(Project *p, const char *deps, size_t len);
 

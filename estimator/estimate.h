@@ -11,6 +11,7 @@
 #define PFC_ESTIMATE_H
 #include "../ir/ir.h"
 #include "arch.h"
+#include "interp.h"
 
 typedef enum OptKind { OPT_NONE, OPT_ADAM, OPT_SGD, OPT_ADAM8BIT, OPT_ADAFACTOR, OPT_SLOTS, OPT_OTHER } OptKind;
 /* FSDP's strategies: SHARD_FSDP is FULL_SHARD (the default), GRAD_OP keeps the
@@ -71,6 +72,9 @@ typedef struct EstimateConfig {
     const char *const *script_args;
     uint32_t nscript_args;
     const char *model_override;
+    /* the project's other modules (none: only the script is read) and the
+     * script's path (script_path), where its imports resolve from */
+    ModuleSource modules;
     /* debugging: each recorded op, one line each (pfc estimate --trace) */
     void (*trace_out)(void *ctx, const char *line);
     void *trace_ctx;

@@ -2,6 +2,7 @@
  * calls into functions and classes defined in the file (see interp.h). */
 #include "checked.h"
 #include "interp_int.h"
+#include "../ir/project.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -243,7 +244,9 @@ void interp_lost_here(Interp *in, const char *what)
     uint32_t line = 0, col = 0;
     if (in->cur_node)
         syntax_line_col(in->S, node_start(in->S, syn_node(in->S, in->cur_node)), &line, &col);
-    in->lost = line ? arena_printf(in->a, "line %u: %s", line, what) : what;
+    in->lost = !line ? what
+               : in->mod->label ? arena_printf(in->a, "%s:%u: %s", in->mod->label, line, what)
+                                : arena_printf(in->a, "line %u: %s", line, what);
 }
 
 const char *const *interp_notes(const Interp *in, uint32_t *n)
@@ -257,7 +260,9 @@ void interp_note(Interp *in, uint32_t node, const char *what)
     uint32_t line = 0, col = 0;
     if (node)
         syntax_line_col(in->S, node_start(in->S, syn_node(in->S, node)), &line, &col);
-    const char *text = line ? arena_printf(in->a, "line %u: %s", line, what) : what;
+    const char *text = !line ? what
+                     : in->mod->label ? arena_printf(in->a, "%s:%u: %s", in->mod->label, line, what)
+                                      : arena_printf(in->a, "line %u: %s", line, what);
     for (uint32_t i = 0; i < in->notes.n; i++)
         if (strcmp(in->notes.v[i], text) == 0)
             return;
@@ -280,31 +285,56 @@ const char *in_name(Interp *in, uint32_t id)
 
 /* ---- setup ------------------------------------------------------------------------------ */
 
-static void index_parents(Interp *in)
+static uint32_t *index_parents(Arena *a, const Syntax *S)
 {
-    in->parent = arena_zalloc(in->a, (in->S->nnodes + 1) * sizeof *in->parent);
-    for (uint32_t id = 0; id < in->S->nnodes; id++) {
-        const Node *n = &in->S->nodes[id];
+    uint32_t *parent = arena_zalloc(a, (S->nnodes + 1) * sizeof *parent);
+    for (uint32_t id = 0; id < S->nnodes; id++) {
+        const Node *n = &S->nodes[id];
         for (uint32_t k = 0; k < n->nkids; k++)
             if (!elem_is_token(n->kids[k]))
-                in->parent[elem_index(n->kids[k])] = id;
+                parent[elem_index(n->kids[k])] = id;
     }
+    return parent;
+}
+
+static InterpModule *module_new(Interp *in, Syntax *S, const Ir *ir, const char *path, const char *label)
+{
+    InterpModule *m = arena_zalloc(in->a, sizeof *m);
+    m->S = S;
+    m->ir = ir;
+    m->path = path;
+    m->label = label;
+    m->demand = arena_zalloc(in->a, (ir->funcs.n + 1) * sizeof *m->demand);
+    m->names = arena_zalloc(in->a, (S->names.by_id.n + 1) * sizeof *m->names);
+    m->parent = index_parents(in->a, S);
+    return m;
+}
+
+InterpModule *enter_module(Interp *in, InterpModule *m)
+{
+    InterpModule *prev = in->mod;
+    if (m && m != prev) {
+        in->mod = m;
+        in->S = m->S;
+        in->ir = m->ir;
+        in->demand = m->demand;
+        in->names = m->names;
+        in->parent = m->parent;
+    }
+    return prev;
 }
 
 Interp *interp_new(Arena *a, Syntax *S, const Ir *ir, Trace *tr, const InterpHooks *hooks)
 {
     Interp *in = arena_zalloc(a, sizeof *in);
     in->a = a;
-    in->S = S;
-    in->ir = ir;
     in->tr = tr;
     if (hooks)
         in->hooks = *hooks;
     in->unknown.k = AV_UNKNOWN;
     in->none.k = AV_NONE;
-    in->demand = arena_zalloc(a, (ir->funcs.n + 1) * sizeof *in->demand);
-    in->names = arena_zalloc(a, (S->names.by_id.n + 1) * sizeof *in->names);
-    index_parents(in);
+    in->script = module_new(in, S, ir, in->hooks.path ? in->hooks.path : "", NULL);
+    enter_module(in, in->script);
     return in;
 }
 
@@ -590,9 +620,12 @@ static int find_method(Interp *in, int cls, const char *name)
 
 AVal *run_method(Interp *in, AVal *self, const char *name, Args *a, bool *found)
 {
+    InterpModule *back = enter_module(in, self && self->k == AV_OBJECT ? self->obj->mod : NULL);
     int m = self && self->k == AV_OBJECT ? find_method(in, self->obj->cls, name) : -1;
     *found = m >= 0;
-    return m >= 0 ? run_function(in, m, self, a) : av_unknown(in);
+    AVal *r = m >= 0 ? run_function(in, m, self, a) : av_unknown(in);
+    enter_module(in, back);
+    return r;
 }
 
 static bool class_has_decorator(Interp *in, int cls, const char *name)
@@ -685,6 +718,7 @@ static AVal *instantiate(Interp *in, int cls, Args *a)
 {
     AVal *self = av_obj(in, NN_NONE);
     self->obj->cls = cls;
+    self->obj->mod = in->mod;
     self->obj->is_module = in->ir->classes.v[cls].is_module;
     if (class_has_decorator(in, cls, "dataclass")) {
         FieldInit fi = {self->obj, a, class_body(in, cls), 0};
@@ -713,28 +747,41 @@ static void find_class_attr(Interp *in, void *ctx, const char *name, uint32_t va
     }
 }
 
+/* A method or class attribute of an in-file object's class, or NULL: run
+ * in the module that defines the class. */
+static AVal *class_attr(Interp *in, AVal *self, const char *name)
+{
+    int m = find_method(in, self->obj->cls, name);
+    if (m >= 0) {
+        AVal *f = av_new(in, AV_FUNC);
+        f->fn = m;
+        f->mod = in->mod;
+        f->self = self;
+        return f;
+    }
+    ClassAttr ca = {name, 0, false};
+    class_fields(in, self->obj->cls, find_class_attr, &ca);
+    int body = class_body(in, self->obj->cls);
+    if (ca.found && body >= 0) {
+        ValueId dv = value_for_node(in, body, ca.value);
+        if (dv)
+            return eval(in, demand_frame(in, body), dv);
+    }
+    return NULL;
+}
+
 /* obj.name for an in-file object: instance attribute, method, class attribute. */
 static AVal *object_attr(Interp *in, AVal *self, const char *name)
 {
     AVal *v = obj_get(self->obj, name);
     if (v)
         return v;
-    int m = self->obj->cls >= 0 ? find_method(in, self->obj->cls, name) : -1;
-    if (m >= 0) {
-        AVal *f = av_new(in, AV_FUNC);
-        f->fn = m;
-        f->self = self;
-        return f;
-    }
     if (self->obj->cls >= 0) {
-        ClassAttr ca = {name, 0, false};
-        class_fields(in, self->obj->cls, find_class_attr, &ca);
-        int body = class_body(in, self->obj->cls);
-        if (ca.found && body >= 0) {
-            ValueId dv = value_for_node(in, body, ca.value);
-            if (dv)
-                return eval(in, demand_frame(in, body), dv);
-        }
+        InterpModule *back = enter_module(in, self->obj->mod);
+        v = class_attr(in, self, name);
+        enter_module(in, back);
+        if (v)
+            return v;
     }
     return attr_of_value(in, self, name);
 }
@@ -747,9 +794,13 @@ AVal *call_value(Interp *in, AVal *callee, Args *a)
     }
     switch (callee->k) {
     case AV_FUNC:
-        return run_function(in, callee->fn, callee->self, a);
-    case AV_CLASS:
-        return instantiate(in, callee->fn, a);
+    case AV_CLASS: {
+        InterpModule *back = enter_module(in, callee->mod);
+        AVal *r = callee->k == AV_FUNC ? run_function(in, callee->fn, callee->self, a)
+                                       : instantiate(in, callee->fn, a);
+        enter_module(in, back);
+        return r;
+    }
     case AV_QUAL:
         return lib_call(in, callee->s, a);
     case AV_BOUND:
@@ -1321,8 +1372,11 @@ static AVal *resized(Interp *in, AVal *x)
 static void prepare_model_call(Interp *in, AVal *model, Args *a)
 {
     in->model_called = true;
-    if (model->obj->cls >= 0)
+    if (model->obj->cls >= 0) {
+        InterpModule *back = enter_module(in, model->obj->mod);
         in->model_class = in_name(in, in->ir->classes.v[model->obj->cls].name);
+        enter_module(in, back);
+    }
     else if (model->obj->nn == NN_SEQUENTIAL)
         in->model_class = "nn.Sequential";
     else if (model->obj->nn < NN_HF)
@@ -1395,6 +1449,106 @@ static AVal *call_dispatch(Interp *in, Frame *fr, const IrValue *x, AVal *callee
     return r;
 }
 
+/* ---- the project's other modules ------------------------------------------------------- */
+
+/* The module `dotted` as the current module's file imports it, loaded once
+ * per importer; NULL when it is not one of the project's. */
+static InterpModule *project_module(Interp *in, const char *dotted)
+{
+    const char *importer = in->mod->path;
+    for (uint32_t i = 0; i < in->loaded.n; i++)
+        if (strcmp(in->loaded.v[i].dotted, dotted) == 0 && strcmp(in->loaded.v[i].importer, importer) == 0)
+            return in->loaded.v[i].mod;
+    Syntax *S;
+    const Ir *ir;
+    const char *path;
+    InterpModule *m = NULL;
+    if (in->hooks.modules.load(in->hooks.modules.ctx, importer, dotted, &S, &ir, &path)) {
+        for (uint32_t i = 0; i < in->loaded.n && !m; i++)   /* the same file by another name */
+            if (in->loaded.v[i].mod && strcmp(in->loaded.v[i].mod->path, path) == 0)
+                m = in->loaded.v[i].mod;
+        if (!m) {
+            const char *slash = strrchr(path, '/');
+            m = module_new(in, S, ir, path, slash ? slash + 1 : path);
+        }
+    }
+    LoadedModule lm = {arena_strndup(in->a, dotted, strlen(dotted)), importer, m};
+    VEC_PUSH(in->a, in->loaded, lm);
+    return m;
+}
+
+static AVal *star_imported(Interp *in, const char *name);
+
+/* A module-level name of module m, evaluated there (a package's
+ * `from .net import *` followed, a bounded chain); NULL if m has none. */
+static AVal *module_global(Interp *in, InterpModule *m, const char *name)
+{
+    uint32_t id = intern_lookup(&m->S->names, name, (uint32_t)strlen(name));
+    bool defined = id && id < m->ir->nnames && m->ir->last_def[id];
+    if (!defined && in->star_depth >= 8)
+        return NULL;
+    InterpModule *back = enter_module(in, m);
+    AVal *v;
+    if (defined) {
+        const IrModuleDef *d = &in->ir->module_defs.v[in->ir->last_def[id] - 1];
+        v = eval(in, demand_frame(in, 0), d->value);
+    } else {
+        in->star_depth++;
+        v = star_imported(in, name);
+        in->star_depth--;
+    }
+    enter_module(in, back);
+    return v;
+}
+
+/* A name the current module imports ("model.GPT", ".layers.Block"): the
+ * definition in the project's module when the import resolves to one (the
+ * longest dotted prefix that is a module), else the library's name. */
+static AVal *imported(Interp *in, const char *q)
+{
+    if (!in->hooks.modules.load || strncmp(q, "builtins.", 9) == 0)
+        return av_qual(in, q);
+    for (size_t cut = strlen(q); cut > 0; cut--) {
+        if (q[cut] != '.' || (cut && q[cut - 1] == '.'))
+            continue;
+        char *prefix = arena_strndup(in->a, q, cut);
+        InterpModule *m = project_module(in, prefix);
+        if (!m)
+            continue;
+        const char *rest = q + cut + 1, *dot = strchr(rest, '.');
+        AVal *v = module_global(in, m, dot ? arena_strndup(in->a, rest, (size_t)(dot - rest)) : rest);
+        if (!v)
+            break;   /* a submodule, or a name the module takes from elsewhere */
+        for (const char *p = dot; p && v->k != AV_UNKNOWN; p = strchr(p + 1, '.')) {
+            const char *next = strchr(p + 1, '.');
+            const char *attr = next ? arena_strndup(in->a, p + 1, (size_t)(next - p - 1)) : p + 1;
+            v = v->k == AV_OBJECT && v->obj->nn == NN_NONE ? object_attr(in, v, attr)
+                                                            : attr_of_value(in, v, attr);
+        }
+        return v;
+    }
+    return av_qual(in, q);
+}
+
+/* A module-level name with no definition in the module: one a
+ * `from M import *` of a project module brings in, or NULL. */
+static AVal *star_imported(Interp *in, const char *name)
+{
+    if (!in->hooks.modules.load)
+        return NULL;
+    ImportRequestVec reqs;
+    ir_project_imports(in->ir, &reqs);
+    for (uint32_t i = reqs.n; i-- > 0;) {
+        if (!reqs.v[i].star)
+            continue;
+        InterpModule *m = project_module(in, reqs.v[i].module);
+        AVal *v = m ? module_global(in, m, name) : NULL;
+        if (v)
+            return v;
+    }
+    return NULL;
+}
+
 /* A parameter of a function evaluated on demand: the argument at a call
  * site of the function in the file (the first one found). */
 /* A parameter no call passes gets its default (evaluated where the
@@ -1453,16 +1607,18 @@ static AVal *global(Interp *in, const IrValue *x)
         const char *q = in_name(in, x->qual);
         if (strcmp(q, "builtins.__name__") == 0)
             return av_str(in, "__main__");
-        return av_qual(in, q);
+        return imported(in, q);
     }
-    if (strcmp(in_name(in, x->name), "__name__") == 0)
-        return av_str(in, "__main__");
+    const char *name = in_name(in, x->name);
+    if (strcmp(name, "__name__") == 0)
+        return av_str(in, in->mod == in->script ? "__main__" : in->mod->path);
     const Ir *ir = in->ir;
     if (x->name < ir->nnames && ir->last_def[x->name]) {
         const IrModuleDef *d = &ir->module_defs.v[ir->last_def[x->name] - 1];
         return eval(in, demand_frame(in, 0), d->value);
     }
-    return av_unknown(in);
+    AVal *star = star_imported(in, name);
+    return star ? star : av_unknown(in);
 }
 
 /* A module-level name read inside a loop before any assignment: a builtin
@@ -1498,9 +1654,9 @@ static AVal *attribute(Interp *in, Frame *fr, const IrValue *x)
     if (base->k == AV_OBJECT && base->obj->nn == NN_NONE)
         return object_attr(in, base, name);
     if (base->k == AV_QUAL && !x->qual)
-        return av_qual(in, arena_printf(in->a, "%s.%s", base->s, name));
+        return imported(in, arena_printf(in->a, "%s.%s", base->s, name));
     if (x->qual && base->k == AV_QUAL)
-        return av_qual(in, in_name(in, x->qual));
+        return imported(in, in_name(in, x->qual));
     return attr_of_value(in, base, name);
 }
 
@@ -1527,6 +1683,7 @@ static AVal *definition(Interp *in, AKind k, uint32_t index)
 {
     AVal *r = av_new(in, k);
     r->fn = (int)index;
+    r->mod = in->mod;
     return r;
 }
 

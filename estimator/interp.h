@@ -21,6 +21,7 @@ typedef enum AKind {
 
 typedef struct Obj Obj;
 typedef struct AVal AVal;
+typedef struct InterpModule InterpModule;   /* a module of the project being interpreted */
 
 struct AVal {
     uint8_t k;
@@ -38,6 +39,7 @@ struct AVal {
     AVal **items;
     const char **keys;     /* DICT keys */
     int fn;                /* FUNC: function index; CLASS: class index */
+    InterpModule *mod;     /* FUNC / CLASS: the module whose IR fn indexes */
     AVal *self;            /* FUNC bound to an instance; BOUND receiver */
     Obj *obj;              /* OBJECT */
     uint32_t param;        /* PARAM: trace parameter handle */
@@ -59,7 +61,8 @@ enum { OPAQUE_NO_GRAD = 1, OPAQUE_AUTOCAST = 2, OPAQUE_ENABLE_GRAD = 3, OPAQUE_T
        OPAQUE_HFPARSER = 15, OPAQUE_FILE = 16 };
 
 struct Obj {
-    int cls;               /* in-file class index, or -1 */
+    int cls;               /* class index in mod's IR, or -1 */
+    InterpModule *mod;     /* the module that defines cls */
     NnKind nn;
     bool is_module;
     uint32_t nattr, cap;
@@ -76,6 +79,17 @@ struct Obj {
 
 typedef struct Interp Interp;
 
+/* Where the project's other modules come from: `dotted` as a file of the
+ * project imports it from the file at `importer` (its directory first, then
+ * the package root). Gives the module's syntax and IR, which stay valid for
+ * the run, and its path; false when it is not a module of the project (a
+ * library, a missing file, one that does not parse). */
+typedef struct ModuleSource {
+    void *ctx;
+    bool (*load)(void *ctx, const char *importer, const char *dotted, Syntax **S, const Ir **ir,
+                 const char **path);
+} ModuleSource;
+
 /* What the driver tells the interpreter about the script's configuration,
  * and how library models are recorded. */
 typedef struct InterpHooks {
@@ -86,6 +100,8 @@ typedef struct InterpHooks {
                           uint32_t n, Obj *out);
     /* calling such a model: records its forward, returns its output */
     AVal *(*call_model)(void *ctx, Interp *in, Obj *model, AVal **args, const char **kw, uint32_t n);
+    ModuleSource modules;   /* none: names imported from the project stay unknown */
+    const char *path;       /* the script's path, where its imports resolve from */
 } InterpHooks;
 
 Interp *interp_new(Arena *a, Syntax *S, const Ir *ir, Trace *tr, const InterpHooks *hooks);

@@ -16,15 +16,40 @@ typedef struct Frame {
     BlockId prev;         /* the block executed before the current one */
 } Frame;
 
-struct Interp {
-    Arena *a;
+/* A module of the project: the script, or one its code imports. Functions,
+ * classes, interned names and CST nodes are indices into one module's IR
+ * and syntax, so the interpreter runs with one module current (the fields of
+ * Interp below mirror it) and switches when a call enters another. */
+struct InterpModule {
     Syntax *S;
     const Ir *ir;
-    Trace *tr;
-    InterpHooks hooks;
+    const char *path;     /* its file (the script's path as given) */
+    const char *label;    /* for notes: its file's name, NULL for the script */
     Frame **demand;       /* per function */
     const char **names;   /* interned id -> C string, filled on use */
     uint32_t *parent;     /* CST parent of each node */
+};
+
+typedef struct LoadedModule {
+    const char *dotted;   /* as the import names it, from its importer's directory */
+    const char *importer;
+    InterpModule *mod;    /* NULL: not a module of the project */
+} LoadedModule;
+
+struct Interp {
+    Arena *a;
+    /* the current module (a copy of mod's fields) */
+    InterpModule *mod;
+    Syntax *S;
+    const Ir *ir;
+    Frame **demand;
+    const char **names;
+    uint32_t *parent;
+    InterpModule *script;
+    ARENA_VEC(LoadedModule) loaded;
+    int star_depth;       /* `from m import *` chains being followed */
+    Trace *tr;
+    InterpHooks hooks;
     uint64_t steps;
     int depth;
     uintptr_t stack_base;   /* where the first evaluation started */
@@ -59,6 +84,8 @@ typedef struct Args {
 } Args;
 
 /* core (interp.c) */
+/* Makes m the current module (NULL: stays); returns the one to restore. */
+InterpModule *enter_module(Interp *in, InterpModule *m);
 const char *in_name(Interp *in, uint32_t id);
 AVal *av_new(Interp *in, AKind k);
 AVal *av_str(Interp *in, const char *s);

@@ -323,6 +323,8 @@ bool estimate_run(Syntax *s, const Ir *ir, const EstimateConfig *cfg, Estimate *
     lc.tr = &tr;
     InterpHooks hooks;
     library_hooks(&lc, &hooks);
+    hooks.modules = cfg->modules;
+    hooks.path = cfg->script_path;
     /* a module is built in training mode; HF's from_pretrained puts it in
      * eval() (library.c decides for those) */
     tr.training = cfg->train_called || !cfg->eval_called;
