@@ -314,7 +314,11 @@ static AVal *hf_dataclass(Interp *in, AVal *cls, AVal *given)
             }
         return o;
     }
+    if (cls->k != AV_CLASS)
+        return o;
+    InterpModule *back = enter_module(in, cls->mod);   /* the class may be another module's */
     const char *name = in_name(in, in->ir->classes.v[cls->fn].name);
+    enter_module(in, back);
     for (uint32_t i = 0; i < o->obj->nattr; i++)
         fill_field(in, o->obj, i, given, name);
     return o;
