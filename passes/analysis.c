@@ -26,6 +26,13 @@ bool an_method_call(const IrFunction *f, const IrValue *v, uint32_t method, Valu
     return true;
 }
 
+bool an_backward_engine(const Analysis *an, const IrFunction *f, ValueId recv)
+{
+    const IrValue *r = &f->values.v[ir_resolve(f, recv)];
+    return (r->roles & ROLE_MODEL) ||   /* a DeepSpeed engine */
+           (r->op == IR_CALL && r->nargs && an_qual_prefix(an, f->values.v[r->args[0]].qual, "accelerate."));
+}
+
 /* The effect of one value, not counting callees. */
 ValueId an_stepped_optimizer(const Analysis *an, const IrFunction *f, const IrValue *v);
 

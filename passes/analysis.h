@@ -104,6 +104,9 @@ const char *an_effect_name(uint32_t bit);
 
 /* If v is `recv.<method>(...)`, returns true and the receiver. */
 bool an_method_call(const IrFunction *f, const IrValue *v, uint32_t method, ValueId *recv);
+/* Is recv, the receiver of a backward() call, an engine that takes the loss
+ * as its argument (accelerator.backward(loss), a DeepSpeed engine's)? */
+bool an_backward_engine(const Analysis *an, const IrFunction *f, ValueId recv);
 /* Effects of one value: its own (a method call) and those of an in-file callee. */
 uint32_t an_value_effects(const Analysis *an, const IrFunction *f, ValueId v);
 /* Is block b inside the loop whose header is h (at any depth)? */

@@ -146,10 +146,7 @@ static ValueId backward_operand(const Analysis *an, const IrFunction *f, const I
     ValueId recv;
     if (!an_method_call(f, v, an->n_backward, &recv))
         return 0;
-    const IrValue *r = &f->values.v[ir_resolve(f, recv)];
-    bool engine = (r->roles & ROLE_MODEL) ||   /* a DeepSpeed engine */
-                  (r->op == IR_CALL && r->nargs &&
-                   an_qual_prefix(an, f->values.v[r->args[0]].qual, "accelerate."));
+    bool engine = an_backward_engine(an, f, recv);
     if (engine && v->nargs >= 2 && !(v->kwnames && v->kwnames[1]))
         return v->args[1];   /* accelerator.backward(loss), engine.backward(loss) */
     return engine ? 0 : recv;

@@ -329,10 +329,7 @@ static bool backward_call(const Analysis *an, const IrFunction *f, const IrValue
     ValueId recv;
     if (!an_method_call(f, v, an->n_backward, &recv))
         return false;
-    const IrValue *r = &f->values.v[ir_resolve(f, recv)];
-    *on_args = r->qual || (r->roles & ROLE_MODEL) ||
-               (r->op == IR_CALL && r->nargs &&
-                an_qual_prefix(an, f->values.v[r->args[0]].qual, "accelerate."));
+    *on_args = f->values.v[ir_resolve(f, recv)].qual || an_backward_engine(an, f, recv);
     return true;
 }
 
