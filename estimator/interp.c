@@ -307,6 +307,7 @@ static InterpModule *module_new(Interp *in, Syntax *S, const Ir *ir, const char 
     m->demand = arena_zalloc(in->a, (ir->funcs.n + 1) * sizeof *m->demand);
     m->names = arena_zalloc(in->a, (S->names.by_id.n + 1) * sizeof *m->names);
     m->parent = index_parents(in->a, S);
+    intern_init(&m->import_names, in->a);
     return m;
 }
 
@@ -1504,10 +1505,8 @@ static AVal *module_global(Interp *in, InterpModule *m, const char *name)
 /* A name the current module imports ("model.GPT", ".layers.Block"): the
  * definition in the project's module when the import resolves to one (the
  * longest dotted prefix that is a module), else the library's name. */
-static AVal *imported(Interp *in, const char *q)
+static AVal *resolve_import(Interp *in, const char *q)
 {
-    if (!in->hooks.modules.load || strncmp(q, "builtins.", 9) == 0)
-        return av_qual(in, q);
     for (size_t cut = strlen(q); cut > 0; cut--) {
         if (q[cut] != '.' || (cut && q[cut - 1] == '.'))
             continue;
@@ -1527,7 +1526,25 @@ static AVal *imported(Interp *in, const char *q)
         }
         return v;
     }
-    return av_qual(in, q);
+    return NULL;
+}
+
+/* imported() resolves each name once per module: a model's forward reads
+ * `F.relu` or `torch.cat` once per layer. A library name is remembered as
+ * such and made afresh (callers may bind it). */
+static AVal *imported(Interp *in, const char *q)
+{
+    if (!in->hooks.modules.load || strncmp(q, "builtins.", 9) == 0)
+        return av_qual(in, q);
+    InterpModule *m = in->mod;
+    uint32_t id = intern(&m->import_names, q, (uint32_t)strlen(q));
+    while (m->import_vals.n <= id)
+        VEC_PUSH(in->a, m->import_vals, NULL);
+    if (!m->import_vals.v[id]) {
+        AVal *v = resolve_import(in, q);
+        m->import_vals.v[id] = v ? v : &in->none;   /* none: the library's name */
+    }
+    return m->import_vals.v[id] == &in->none ? av_qual(in, q) : m->import_vals.v[id];
 }
 
 /* A module-level name with no definition in the module: one a
@@ -1536,12 +1553,17 @@ static AVal *star_imported(Interp *in, const char *name)
 {
     if (!in->hooks.modules.load)
         return NULL;
-    ImportRequestVec reqs;
-    ir_project_imports(in->ir, &reqs);
-    for (uint32_t i = reqs.n; i-- > 0;) {
-        if (!reqs.v[i].star)
-            continue;
-        InterpModule *m = project_module(in, reqs.v[i].module);
+    InterpModule *cur = in->mod;
+    if (!cur->stars_read) {
+        ImportRequestVec reqs;
+        ir_project_imports(in->ir, &reqs);
+        for (uint32_t i = 0; i < reqs.n; i++)
+            if (reqs.v[i].star)
+                VEC_PUSH(in->a, cur->star_modules, reqs.v[i].module);
+        cur->stars_read = true;
+    }
+    for (uint32_t i = cur->star_modules.n; i-- > 0;) {
+        InterpModule *m = project_module(in, cur->star_modules.v[i]);
         AVal *v = m ? module_global(in, m, name) : NULL;
         if (v)
             return v;

@@ -28,6 +28,12 @@ struct InterpModule {
     Frame **demand;       /* per function */
     const char **names;   /* interned id -> C string, filled on use */
     uint32_t *parent;     /* CST parent of each node */
+    /* its imports, resolved once each (imported()): qualified name -> value,
+     * NULL until asked */
+    Interner import_names;
+    ARENA_VEC(AVal *) import_vals;
+    ARENA_VEC(const char *) star_modules;   /* `from M import *`, in order */
+    bool stars_read;
 };
 
 typedef struct LoadedModule {
