@@ -899,10 +899,7 @@ static int returned_param(const Facts *F, int fi)
     return p;
 }
 
-/* The argument call v passes for parameter `slot` of fi (self skipped for
- * a method), or 0. */
-static ValueId argument_for(const IrValue *v, const IrFunction *g,
-                            uint32_t skip_self, uint32_t slot)
+ValueId ir_call_argument(const IrValue *v, const IrFunction *g, uint32_t skip_self, uint32_t slot)
 {
     if (slot < skip_self || slot >= g->params.n)
         return 0;
@@ -933,8 +930,8 @@ static void facts_of_call(Facts *F, const IrFunction *f, IrValue *v)
         Join j = join_returns(F->ir, fi);
         bool forward = (callee->roles & ROLE_MODEL) || callee->cls;
         int p = forward ? -1 : returned_param(F, fi);
-        ValueId arg = p >= 0 ? argument_for(v, &F->ir->funcs.v[fi],
-                                            callee->op == IR_ATTR ? 1 : 0, (uint32_t)p)
+        ValueId arg = p >= 0 ? ir_call_argument(v, &F->ir->funcs.v[fi], callee->op == IR_ATTR ? 1 : 0,
+                                                (uint32_t)p)
                              : 0;
         if (arg && val(f, arg)->attach != ATT_BOTTOM) {   /* a context per call */
             same_as(v, val(f, arg));

@@ -173,6 +173,9 @@ static inline ValueId ir_site_value(uint32_t site) { return site & 0xfffff; }
 
 /* A value with trivial phis (every operand one value) followed to that value. */
 ValueId ir_resolve(const IrFunction *f, ValueId v);
+/* The argument call v passes for parameter `slot` of g (positional or by
+ * keyword; skip_self 1 for a method, whose self the call does not pass), or 0. */
+ValueId ir_call_argument(const IrValue *v, const IrFunction *g, uint32_t skip_self, uint32_t slot);
 
 /* Stable text dump for golden tests: every function, or the one named `only`. */
 struct Buf;

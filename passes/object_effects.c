@@ -151,15 +151,7 @@ ValueId an_call_arg_for_param(const Analysis *an, const IrFunction *f, ValueId c
     uint32_t skip_self = callee->op == IR_ATTR || callee->cls ? 1 : 0;
     if (skip_self && slot == 0)   /* obj.method(): self is the receiver; model(x): the model */
         return callee->op == IR_ATTR && callee->nargs ? callee->args[0] : v->args[0];
-    if (slot >= g->params.n)
-        return 0;
-    uint32_t pos = skip_self, pname = g->values.v[g->params.v[slot]].name;
-    for (uint32_t a = 1; a < v->nargs; a++) {
-        uint32_t kw = v->kwnames ? v->kwnames[a] : 0;
-        if (kw ? kw == pname : pos++ == slot)
-            return v->args[a];
-    }
-    return 0;
+    return ir_call_argument(v, g, skip_self, slot);
 }
 
 /* What calling fi at `call` does, in f's terms: a site stays, a parameter
