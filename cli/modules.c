@@ -16,6 +16,7 @@ typedef struct LoadedFile {
 } LoadedFile;
 
 struct ProjectModules {
+    char *inputs[1];      /* the script: the project keeps the array */
     Project *project;
     LoadedFile **files;
     uint32_t n, cap;
@@ -26,8 +27,8 @@ ProjectModules *project_modules_new(const char *script)
     ProjectModules *pm = calloc(1, sizeof *pm);
     if (!pm)
         abort();
-    char *inputs[] = {(char *)script};
-    pm->project = project_new(inputs, 1);
+    pm->inputs[0] = (char *)script;
+    pm->project = project_new(pm->inputs, 1);
     return pm;
 }
 
