@@ -83,6 +83,8 @@ static void numbers(Buf *b, const Estimate *e)
     breakdown(b, e);
     buf_puts(b, "  \"model\": ");
     str(b, e->model ? e->model : "");
+    buf_puts(b, ",\n  \"model_file\": ");
+    str_or_null(b, e->model_file);
     buf_printf(b, ",\n  \"batch\": %lld,\n  \"seq\": %lld,\n  \"training\": %s,\n  \"peak_phase\": ",
                (long long)e->batch, (long long)e->seq, e->training ? "true" : "false");
     str(b, e->peak_phase ? e->peak_phase : "");

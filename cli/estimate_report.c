@@ -126,7 +126,13 @@ static void config_line(Buf *b, const Estimate *e, const EstimateConfig *c)
 static void header(Buf *b, const EstimateReport *r)
 {
     const Estimate *e = r->e;
-    buf_printf(b, "Model      %s%s   ", e->model ? e->model : "?", e->builtin ? " (built-in)" : " (from the script)");
+    buf_printf(b, "Model      %s", e->model ? e->model : "?");
+    if (e->builtin)
+        buf_puts(b, " (built-in)   ");
+    else if (e->model_file)
+        buf_printf(b, " (from %s)   ", e->model_file);
+    else
+        buf_puts(b, " (from the script)   ");
     count(b, e->params_total);
     buf_puts(b, " params   (trainable ");
     count(b, e->params_trainable);

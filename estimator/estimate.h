@@ -99,6 +99,7 @@ typedef struct Estimate {
     bool training;
     bool hf;                      /* a Hugging Face model from the snapshot */
     bool builtin;                 /* known by name (snapshot or torchvision) */
+    const char *model_file;       /* the project file that defines its class; NULL: the script */
     int weight_dtype, autocast_dtype;   /* DType; autocast_dtype -1 without autocast */
     const char **notes;           /* what the interpretation assumed */
     uint32_t nnotes;

@@ -1376,6 +1376,7 @@ static void prepare_model_call(Interp *in, AVal *model, Args *a)
     if (model->obj->cls >= 0) {
         InterpModule *back = enter_module(in, model->obj->mod);
         in->model_class = in_name(in, in->ir->classes.v[model->obj->cls].name);
+        in->model_file = in->mod->label;
         enter_module(in, back);
     }
     else if (model->obj->nn == NN_SEQUENTIAL)

@@ -68,6 +68,7 @@ struct Interp {
     bool no_autocast;                       /* --precision fp32: the script's autocast is off */
     int64_t seen_batch, seen_seq;
     const char *model_class;
+    const char *model_file;                 /* its class's module, NULL for the script */
     bool model_called;
     bool model_call_named;                  /* its result is assigned to a variable */
     ARENA_VEC(const char *) notes;          /* what it had to assume, for the report */

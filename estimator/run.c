@@ -404,6 +404,7 @@ bool estimate_run(Syntax *s, const Ir *ir, const EstimateConfig *cfg, Estimate *
         out->weight_dtype = tr.weight_dtype;
         out->autocast_dtype = tr.autocast_seen ? (int)tr.autocast_seen_dtype : -1;
         out->model = lc.model_name ? lc.model_name : in->model_class;
+        out->model_file = lc.model_name ? NULL : in->model_file;
         out->batch = in->seen_batch ? in->seen_batch : lc.batch;
         out->seq = in->seen_seq ? in->seen_seq : lc.seq;
         out->image_size = lc.image;

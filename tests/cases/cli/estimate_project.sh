@@ -66,3 +66,5 @@ print('weights', (j.get('components') or {}).get('weights'))
 e = j['error']
 print('error', e['message'] if e else None)"
 done
+echo "--- the report names the file that defines the model's class"
+"$PFC" estimate proj/train_from.py | grep '^Model' | sed 's/).*/)/'
