@@ -483,6 +483,20 @@ static bool method_is(const Reader *r, const IrValue *callee, const char *name)
     return callee->op == IR_ATTR && strcmp(str_of(r, callee->name), name) == 0;
 }
 
+/* PEFT builds nn.Dropout(p) for p > 0 and an Identity otherwise; nn.Dropout
+ * raises for p > 1, and so does the script: a refusal, not an estimate. */
+static void read_lora_dropout(Reader *r, const IrValue *call, double p)
+{
+    if (p <= 1) {
+        r->cfg->lora_dropout = p > 0 ? p : 0;
+        return;
+    }
+    uint32_t line, col;
+    syntax_line_col(r->S, node_start(r->S, syn_node(r->S, call->node)), &line, &col);
+    r->cfg->refusal = arena_printf(r->S->arena, "LoraConfig's lora_dropout on line %u is %g, not a probability "
+                                                "(nn.Dropout raises for p > 1)", line, p);
+}
+
 static void read_call(Reader *r, Interp *in, int fi, const IrValue *v)
 {
     EstimateConfig *cfg = r->cfg;
@@ -539,7 +553,7 @@ static void read_call(Reader *r, Interp *in, int fi, const IrValue *v)
         AVal *d = kw(&k, "lora_dropout");
         double p;
         if (d && av_num(d, &p))
-            cfg->lora_dropout = p;
+            read_lora_dropout(r, v, p);
     } else {
         read_distributed(r, &k, qs);
     }
