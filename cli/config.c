@@ -469,7 +469,7 @@ static const Config *discover(ConfigCache *c, const char *file, const char **err
     /* the directory as written is a key too: one realpath() per directory,
      * not per file (a string names one directory throughout a run) */
     const Config *cfg = cached(c, dir);
-    char *abs = cfg ? NULL : absolute_path(dir);
+    char *abs = cfg ? NULL : directory_realpath(dir);
     if (!cfg && !abs)
         cfg = &c->empty;
     if (!cfg && !(cfg = cached(c, abs)) && (cfg = search_up(c, abs, err)))

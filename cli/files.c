@@ -2,6 +2,8 @@
 #include "files.h"
 #include "../base/buf.h"
 #include "../base/ignore.h"
+#include "../base/intern.h"
+#include <pthread.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -412,4 +414,89 @@ void walk_paths(PathList *out, char **paths, int npaths, int flags)
         buf_free(&w.path);
         buf_free(&w.rel);
     }
+}
+
+/* ---- directories, resolved once ------------------------------------------------------- */
+
+static pthread_mutex_t dir_lock = PTHREAD_MUTEX_INITIALIZER;
+static Arena dir_arena;
+static Interner dir_names;   /* the directories as named: id -> dir_known[id] */
+typedef struct KnownDir { bool asked; char *abs; /* NULL: did not resolve */ } KnownDir;
+static KnownDir *dir_known;
+static uint32_t dir_cap;
+
+static bool is_plain_component(const char *name)
+{
+    return *name && strcmp(name, ".") != 0 && strcmp(name, "..") != 0;
+}
+
+/* The parent's answer plus the last component, when that component is a
+ * directory and no symlink (one lstat); else realpath() of the whole. */
+static char *resolve_directory(const char *dir)
+{
+    const char *slash = strrchr(dir, '/');
+    const char *name = slash ? slash + 1 : dir;
+    if (!is_plain_component(name) || slash == dir)
+        return absolute_path(dir);
+    char *parent = slash ? strndup(dir, (size_t)(slash - dir)) : strdup(".");
+    if (!parent)
+        abort();
+    char *base = directory_realpath(parent);
+    free(parent);
+    if (!base)
+        return absolute_path(dir);
+    Buf b = {0};
+    buf_puts(&b, base);
+    if (strcmp(base, "/") != 0)
+        buf_putc(&b, '/');
+    buf_puts(&b, name);
+    buf_putc(&b, 0);
+    free(base);
+    struct stat st;
+    if (lstat(b.v, &st) == 0 && S_ISDIR(st.st_mode))
+        return b.v;
+    buf_free(&b);
+    return absolute_path(dir);   /* a symlink, missing, or too long for lstat */
+}
+
+static int64_t remembered_directory(const char *dir, uint32_t len)
+{
+    if (!dir_arena.head)
+        return -1;
+    uint32_t id = intern_lookup(&dir_names, dir, len);
+    return id && id < dir_cap && dir_known[id].asked ? (int64_t)id : -1;
+}
+
+char *directory_realpath(const char *dir)
+{
+    size_t len = strlen(dir);
+    if (len > UINT32_MAX / 2)
+        return absolute_path(dir);
+    pthread_mutex_lock(&dir_lock);
+    int64_t known = remembered_directory(dir, (uint32_t)len);
+    char *abs = known >= 0 && dir_known[known].abs ? strdup(dir_known[known].abs) : NULL;
+    pthread_mutex_unlock(&dir_lock);
+    if (known >= 0)
+        return abs;
+    abs = resolve_directory(dir);   /* recursion takes the lock for the parent */
+    pthread_mutex_lock(&dir_lock);
+    if (!dir_arena.head) {
+        arena_init(&dir_arena);
+        intern_init(&dir_names, &dir_arena);
+    }
+    uint32_t id = intern(&dir_names, arena_copy(&dir_arena, dir, len + 1), (uint32_t)len);
+    if (id >= dir_cap) {
+        uint32_t cap = dir_cap ? dir_cap : 64;
+        while (cap <= id)
+            cap *= 2;
+        dir_known = realloc(dir_known, cap * sizeof *dir_known);
+        if (!dir_known)
+            abort();
+        memset(dir_known + dir_cap, 0, (cap - dir_cap) * sizeof *dir_known);
+        dir_cap = cap;
+    }
+    if (!dir_known[id].asked)   /* another thread may have answered meanwhile */
+        dir_known[id] = (KnownDir){true, abs ? strdup(abs) : NULL};
+    pthread_mutex_unlock(&dir_lock);
+    return abs;
 }

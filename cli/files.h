@@ -41,4 +41,10 @@ bool path_exists(const char *path);
  * resolve, then the rest as written); malloc'ed, NULL when it fails. */
 char *absolute_path(const char *path);
 
+/* absolute_path() of a directory, remembered for the run (thread-safe): a
+ * directory whose parent is known costs one lstat(), not a readlink() per
+ * component, and every caller (configuration, the project's imports) shares
+ * the answer. malloc'ed; NULL when it does not resolve. */
+char *directory_realpath(const char *dir);
+
 #endif

@@ -806,7 +806,7 @@ static char *linted_dir(Project *P, const char *path)
             abort();
     }
     P->dir_names[P->ndirs] = named;
-    P->dir_abs[P->ndirs] = absolute_path(named);
+    P->dir_abs[P->ndirs] = directory_realpath(named);
     map_put(&P->dir_map, named, P->ndirs);
     P->ndirs++;
     return P->dir_abs[P->ndirs - 1] ? xstrdup(P->dir_abs[P->ndirs - 1]) : NULL;
@@ -1002,6 +1002,21 @@ static char *named_parent(const char *path)
     return dir;
 }
 
+/* The absolute directory of an input that is a directory or a symlink: the
+ * directory itself, or the one its target lies in. */
+static char *input_directory(const char *input)
+{
+    char *abs = absolute_path(input);
+    if (!abs)
+        return NULL;
+    DIR *d = opendir(abs);
+    char *dir = d ? xstrdup(abs) : parent_of(abs);
+    if (d)
+        closedir(d);
+    free(abs);
+    return dir;
+}
+
 static char *common_root(char **inputs, int n)
 {
     char *root = NULL, *prev = NULL;   /* prev: the directory of the file before */
@@ -1014,17 +1029,12 @@ static char *common_root(char **inputs, int n)
         }
         free(prev);
         prev = NULL;
-        char *abs = absolute_path(inputs[i]);
-        if (!abs) {
+        char *dir = named ? directory_realpath(named) : input_directory(inputs[i]);
+        if (!dir) {
             free(named);
             continue;
         }
         prev = named;
-        DIR *d = opendir(abs);
-        char *dir = d ? xstrdup(abs) : parent_of(abs);
-        if (d)
-            closedir(d);
-        free(abs);
         while (root && !is_within(dir, root)) {
             char *up = parent_of(root);
             free(root);

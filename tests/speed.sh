@@ -50,6 +50,39 @@ else
     else
         bad "one realpath per directory" "$calls readlink calls for 40 files of one directory"
     fi
+    # nested directories named by absolute paths: each resolves from its
+    # parent's answer (one lstat), so the readlink calls do not grow with the
+    # number of directories times their depth (they did: about 3 realpaths
+    # per directory, one readlink per component each)
+    deep="$TMP/proj/d1"
+    for d in d2 d3 d4 d5 d6 d7 d8; do
+        mkdir -p "$deep"
+        for i in 1 2 3; do cp "$TMP/proj/pkg/f$i.py" "$deep/"; done
+        deep="$deep/$d"
+    done
+    strace -f -qq -c -e trace=readlink,readlinkat -o "$TMP/rl2.trace" \
+        "$PFC" lint --no-cache -j 1 $(find "$TMP/proj/d1" -name '*.py' | sort) >/dev/null
+    calls=$(awk '$NF ~ /^readlink/ { n += $4 } END { print n + 0 }' "$TMP/rl2.trace")
+    depth=$(echo "$TMP/proj/d1" | tr -cd / | wc -c)
+    if [ "$calls" -le $((depth + 4)) ]; then
+        ok "nested directories: $calls readlink calls for 7 levels under a $depth-component path"
+    else
+        bad "nested directories" "$calls readlink calls for 7 levels under a $depth-component path"
+    fi
+fi
+
+# a directory named through a symlink resolves to its target: its imports
+# are found beside the target, as python would
+ln -s pkg "$TMP/proj/lnk"
+(cd "$TMP/proj" && "$PFC" lint --no-cache --output-format concise --select ALL pkg/f1.py |
+    grep -v '^All checks\|^Found' | sed 's|^pkg/||' > "$TMP/real.out")
+(cd "$TMP/proj" && "$PFC" lint --no-cache --output-format concise --select ALL lnk/f1.py |
+    grep -v '^All checks\|^Found' | sed 's|^lnk/||' > "$TMP/link.out")
+(cd "$TMP/proj" && "$PFC" dump-ir lnk/f1.py > "$TMP/link.ir" 2>&1)
+if cmp -s "$TMP/real.out" "$TMP/link.out" && grep -q 'CALL m .*roles=model' "$TMP/link.ir"; then
+    ok "a symlinked directory: the same findings, its import resolved"
+else
+    bad "a symlinked directory" "$(diff "$TMP/real.out" "$TMP/link.out" | head -3; grep -c "CALL m .*roles=model" "$TMP/link.ir")"
 fi
 
 # the same findings whether files are named one by one or all at once, and
