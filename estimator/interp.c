@@ -237,17 +237,25 @@ const char *interp_error(const Interp *in) { return in->error; }
 
 const char *interp_lost(const Interp *in) { return in->lost; }
 
+/* "net.py:12: what" (or "line 12: what" in the script) for a node of the
+ * current module (0: none). */
+static const char *at_node(Interp *in, uint32_t node, const char *what)
+{
+    uint32_t line = 0, col = 0;
+    if (node)
+        syntax_line_col(in->S, node_start(in->S, syn_node(in->S, node)), &line, &col);
+    return !line ? what
+           : in->mod->label ? arena_printf(in->a, "%s:%u: %s", in->mod->label, line, what)
+                            : arena_printf(in->a, "line %u: %s", line, what);
+}
+
 void interp_lost_here(Interp *in, const char *what)
 {
-    if (in->lost)
-        return;
-    uint32_t line = 0, col = 0;
-    if (in->cur_node)
-        syntax_line_col(in->S, node_start(in->S, syn_node(in->S, in->cur_node)), &line, &col);
-    in->lost = !line ? what
-               : in->mod->label ? arena_printf(in->a, "%s:%u: %s", in->mod->label, line, what)
-                                : arena_printf(in->a, "line %u: %s", line, what);
+    if (!in->lost)
+        in->lost = at_node(in, in->cur_node, what);
 }
+
+const char *interp_factory_unread(const Interp *in) { return in->factory_unread; }
 
 const char *const *interp_notes(const Interp *in, uint32_t *n)
 {
@@ -1195,6 +1203,58 @@ static AVal *build(Interp *in, Frame *fr, ValueId v)
     }
 }
 
+static AVal *imported(Interp *in, const char *q);
+
+/* "torchvision.models.__dict__": a module's namespace read as a dict */
+static bool is_module_dict(const char *q)
+{
+    size_t n = strlen(q);
+    return n > 9 && strcmp(q + n - 9, ".__dict__") == 0;
+}
+
+/* The attribute `name` of the module the first `len` bytes of q name. */
+static AVal *module_attr(Interp *in, const char *q, size_t len, const char *name)
+{
+    return imported(in, arena_printf(in->a, "%.*s.%s", (int)len, q, name));
+}
+
+/* A model picked from a module by a name pfc cannot read
+ * (models.__dict__[args.arch], getattr(models, name)): if no model is found,
+ * the refusal says which name and how to give it. */
+static void factory_unread(Interp *in, uint32_t node, const char *module, const AVal *key)
+{
+    if (in->factory_unread)
+        return;
+    const char *script = in->script_path ? in->script_path : "SCRIPT";
+    in->factory_unread =
+        key->k == AV_UNKNOWN && key->origin
+            ? at_node(in, node, arena_printf(in->a, "%s picks the model by the required option %s, which has "
+                                                      "no default: give it as `pfc estimate %s -- %s NAME`",
+                                               module, key->origin, script, key->origin))
+            : at_node(in, node, arena_printf(in->a, "%s picks the model by a name pfc cannot read", module));
+}
+
+void interp_factory_unread_at(Interp *in, const char *module, const AVal *key)
+{
+    factory_unread(in, in->cur_node, module, key);
+}
+
+AVal *interp_module_attr(Interp *in, const AVal *module, const char *name)
+{
+    return module->k == AV_QUAL ? module_attr(in, module->s, strlen(module->s), name) : NULL;
+}
+
+static AVal *subscript(Interp *in, AVal *base, AVal *idx);
+
+/* x[i] written in the script: a module's namespace indexed by a name pfc
+ * cannot read is remembered with its line. */
+static AVal *subscript_at(Interp *in, uint32_t node, AVal *base, AVal *idx)
+{
+    if (base->k == AV_QUAL && is_module_dict(base->s) && idx->k != AV_STR)
+        factory_unread(in, node, base->s, idx);
+    return subscript(in, base, idx);
+}
+
 static AVal *subscript(Interp *in, AVal *base, AVal *idx)
 {
     int64_t i;
@@ -1217,6 +1277,11 @@ static AVal *subscript(Interp *in, AVal *base, AVal *idx)
         for (int64_t k = lo; k < hi; k++)
             s->items[k - lo] = base->items[k];
         return s;
+    }
+    if (base->k == AV_QUAL && is_module_dict(base->s)) {   /* models.__dict__[args.arch] */
+        if (idx->k == AV_STR)
+            return module_attr(in, base->s, strlen(base->s) - 9, idx->s);
+        return av_unknown(in);   /* subscript_at says why */
     }
     if (base->k == AV_DICT && idx->k == AV_STR) {
         for (uint32_t k = 0; k < base->n; k++)
@@ -1775,7 +1840,7 @@ static AVal *compute(Interp *in, Frame *fr, ValueId v)
     case IR_PHI: return phi(in, fr, x);
     case IR_CALL: return call(in, fr, v);
     case IR_ATTR: return attribute(in, fr, x);
-    case IR_SUBSCR: return subscript(in, eval(in, fr, x->args[0]), eval(in, fr, x->args[1]));
+    case IR_SUBSCR: return subscript_at(in, x->node, eval(in, fr, x->args[0]), eval(in, fr, x->args[1]));
     case IR_BINOP: return binop(in, fr, x);
     case IR_UNARY: return unary(in, fr, x);
     case IR_COMPARE: return compare(in, fr, v);

@@ -121,6 +121,8 @@ bool av_int_of(const AVal *v, int64_t *out);
 const char *interp_error(const Interp *in);   /* why evaluation gave up, or NULL */
 /* Where a layer first received something that is not a tensor, or NULL. */
 const char *interp_lost(const Interp *in);
+/* where a model was picked from a module by a name pfc cannot read, or NULL */
+const char *interp_factory_unread(const Interp *in);
 /* What the interpretation assumed; *n gets the count. */
 const char *const *interp_notes(const Interp *in, uint32_t *n);
 uint64_t interp_steps(const Interp *in);

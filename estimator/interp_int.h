@@ -74,6 +74,7 @@ struct Interp {
     ARENA_VEC(const char *) notes;          /* what it had to assume, for the report */
     uint32_t cur_node;                      /* the call being evaluated (for messages) */
     const char *lost;                       /* where the tensors were first lost, or NULL */
+    const char *factory_unread;             /* a model picked by a name pfc cannot read, or NULL */
     bool in_trainer;                        /* the Trainer's step is running */
     int64_t trainer_batch;                  /* its per-device batch */
     /* the script's own command line (pfc estimate SCRIPT -- ARGS), where
@@ -121,6 +122,10 @@ void for_each_call_on(Interp *in, const char *name, const Obj *obj,
 AVal *lib_call(Interp *in, const char *qual, Args *a);
 AVal *method_call(Interp *in, AVal *recv, const char *name, Args *a);
 AVal *attr_of_value(Interp *in, AVal *base, const char *name);
+/* getattr(module, "name") of a library or project module; NULL if not a module */
+AVal *interp_module_attr(Interp *in, const AVal *module, const char *name);
+/* getattr(module, key) with a key pfc cannot read: remembered for the refusal */
+void interp_factory_unread_at(Interp *in, const char *module, const AVal *key);
 AVal *module_call(Interp *in, Obj *m, Args *a);
 AVal *tensor_binop(Interp *in, int tok, AVal *x, AVal *y);
 AVal *tensor_subscript(Interp *in, AVal *x, AVal *idx);

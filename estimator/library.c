@@ -121,6 +121,17 @@ static bool library_model(void *ctx, Interp *in, const char *qual, AVal **args, 
     if (strcmp(qual, "timm.create_model") == 0 || strcmp(qual, "timm.models.create_model") == 0)
         return timm_model(lc, in, args, kw, n, out);
     const char *name = after(qual, "torchvision.models.");
+    if (name && strcmp(name, "get_model") == 0) {   /* get_model("resnet50", weights=...) */
+        AVal *chosen = kwarg(args, kw, n, "name", 0);
+        name = chosen && chosen->k == AV_STR ? chosen->s : NULL;
+        if (!name)
+            lc->error = "torchvision.models.get_model's name is not a literal or a constant pfc can read";
+        else if (!known_vision(name))
+            lc->error = arena_printf(in->a, "torchvision.models.get_model('%s'): not a torchvision "
+                                            "classification model pfc knows", name);
+        if (!name || !known_vision(name))
+            return false;
+    }
     if (name && known_vision(name)) {
         out->nn = NN_VISION;
         out->arch = name;

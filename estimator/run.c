@@ -360,7 +360,9 @@ bool estimate_run(Syntax *s, const Ir *ir, const EstimateConfig *cfg, Estimate *
             *why = lc.error;
         else if (!pt.total)
             *why = interp_error(in) ? interp_error(in)
-                                    : "no model found: neither a known from_pretrained/torchvision name "
+                   : interp_factory_unread(in)
+                       ? arena_printf(s->arena, "no model found: %s", interp_factory_unread(in))
+                       : "no model found: neither a known from_pretrained/torchvision name "
                                       "nor an nn.Module defined in the file reached the step";
         else if (!tr.ops.n)
             *why = interp_lost(in)

@@ -149,10 +149,12 @@ static AVal *b_getattr(Interp *in, const char *name, Args *a)
     AVal *x = arg(a, 0, NULL), *n = arg(a, 1, NULL);
     (void)name;
     if (x && n && n->k == AV_STR) {
-        AVal *r = x->k == AV_OBJECT ? obj_get(x->obj, n->s) : NULL;
+        AVal *r = x->k == AV_OBJECT ? obj_get(x->obj, n->s) : interp_module_attr(in, x, n->s);
         if (r)
             return r;
     }
+    if (x && x->k == AV_QUAL && n && n->k != AV_STR)
+        interp_factory_unread_at(in, x->s, n);
     AVal *d = arg(a, 2, NULL);
     return d ? d : av_unknown(in);
 }
