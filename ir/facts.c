@@ -235,13 +235,7 @@ int ir_callee_function(const Ir *ir, const IrFunction *f, ValueId callee);
 
 static int method_of(const Ir *ir, uint32_t cls1, uint32_t name)
 {
-    if (!cls1)
-        return -1;
-    const IrClass *c = &ir->classes.v[cls1 - 1];
-    for (uint32_t i = 0; i < c->methods.n; i++)
-        if (ir->funcs.v[c->methods.v[i]].name == name)
-            return c->methods.v[i];
-    return -1;
+    return cls1 ? ir_class_method(ir, cls1 - 1, name) : -1;
 }
 
 static int module_function(const Ir *ir, uint32_t name)
@@ -263,7 +257,7 @@ int ir_callee_function(const Ir *ir, const IrFunction *f, ValueId callee)
     if (c->op == IR_ATTR && c->nargs)
         return method_of(ir, val(f, c->args[0])->cls, c->name);
     if (c->cls && ir->classes.v[c->cls - 1].is_module)   /* model(x) runs forward */
-        return method_of(ir, c->cls, intern((Interner *)&ir->syn->names, "forward", 7));
+        return method_of(ir, c->cls, ir->name_forward);
     return -1;
 }
 

@@ -153,6 +153,12 @@ typedef struct Ir {
     uint32_t *prev_def;
     uint32_t nnames;
     ARENA_VEC(uint32_t) import_nodes;   /* IMPORT and IMPORT_FROM statements, any scope */
+    /* (class index + 1) << 32 | method name -> function index, open
+     * addressing (ir_class_method); the first method of a name wins */
+    uint64_t *method_keys;
+    int *method_fns;
+    uint32_t method_mask;
+    uint32_t name_forward;              /* the interned "forward" */
     struct ProjectBindings *project;    /* exports of imported project modules, or NULL */
 } Ir;
 
@@ -161,6 +167,10 @@ typedef struct Ir {
 void ir_build(Ir *ir, Syntax *syn);
 
 const char *ir_op_name(IrOp op);
+
+/* The function index of class `cls` (0-based) method `name`, or -1: one
+ * hashed lookup, not a scan of the class's methods. */
+int ir_class_method(const Ir *ir, uint32_t cls, uint32_t name);
 
 /* An allocation site (IrValue.origin): the call `value` of function `fn`,
  * as (fn + 1) << 20 | value; 0 when either is too large to encode. */

@@ -1014,6 +1014,46 @@ static void index_module_defs(Ir *ir)
     }
 }
 
+static uint32_t method_slot(const Ir *ir, uint64_t key)
+{
+    uint32_t i = (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & ir->method_mask;
+    while (ir->method_keys[i] && ir->method_keys[i] != key)
+        i = (i + 1) & ir->method_mask;
+    return i;
+}
+
+static void index_class_methods(Ir *ir)
+{
+    uint32_t n = 0;
+    for (uint32_t c = 0; c < ir->classes.n; c++)
+        n += ir->classes.v[c].methods.n;
+    uint32_t size = 16;
+    while (size < 2 * n)
+        size *= 2;
+    ir->method_mask = size - 1;
+    ir->method_keys = arena_zalloc(ir->syn->arena, size * sizeof *ir->method_keys);
+    ir->method_fns = arena_alloc(ir->syn->arena, size * sizeof *ir->method_fns);
+    for (uint32_t c = 0; c < ir->classes.n; c++)
+        for (uint32_t m = 0; m < ir->classes.v[c].methods.n; m++) {
+            int fn = ir->classes.v[c].methods.v[m];
+            uint64_t key = (uint64_t)(c + 1) << 32 | ir->funcs.v[fn].name;
+            uint32_t i = method_slot(ir, key);
+            if (!ir->method_keys[i]) {
+                ir->method_keys[i] = key;
+                ir->method_fns[i] = fn;
+            }
+        }
+    ir->name_forward = intern(&ir->syn->names, "forward", 7);
+}
+
+int ir_class_method(const Ir *ir, uint32_t cls, uint32_t name)
+{
+    if (!ir->method_keys || cls >= ir->classes.n)
+        return -1;
+    uint32_t i = method_slot(ir, (uint64_t)(cls + 1) << 32 | name);
+    return ir->method_keys[i] ? ir->method_fns[i] : -1;
+}
+
 void ir_build(Ir *ir, Syntax *syn) { ir_build_in_project(ir, syn, NULL); }
 
 /* Lowering, then (with a project) the imported modules' exports, then facts:
@@ -1037,6 +1077,7 @@ void ir_build_in_project(Ir *ir, Syntax *syn, const IrProjectHook *hook)
     lower_block(&L, syn->root);
     resolve_function(&ir->funcs.v[0]);
     index_module_defs(ir);
+    index_class_methods(ir);
     if (hook && ir->import_nodes.n) {
         ProjectView view = {NULL, 0};
         hook->resolve(hook->ctx, ir, &view);
