@@ -577,8 +577,24 @@ typedef enum QualKind {
     QK_PYNUM, QK_ITERABLE_WRAPPER, QK_NEXT, QK_NOT_MATH, QK_TENSOR_FN,
 } QualKind;
 
+/* Every name classify_qual knows starts with one of these: anything else
+ * (most of what a file calls) is unknown after one look. A root added to the
+ * lists below is added here. */
+static const char *const known_roots[] = {
+    "torch", "copy.", "peft.", "transformers.", "timm.", "bitsandbytes.", "builtins.", "tqdm.", NULL};
+
+static bool under_known_root(const Syntax *S, uint32_t q)
+{
+    for (const char *const *r = known_roots; *r; r++)
+        if (str_prefix(S, q, *r))
+            return true;
+    return false;
+}
+
 static QualKind classify_qual(const Syntax *S, uint32_t q)
 {
+    if (!under_known_root(S, q))
+        return QK_UNKNOWN;
     if (name_in(S, q, model_copies))
         return QK_MODEL_COPY;
     if (name_in(S, q, transparent_wrappers))
