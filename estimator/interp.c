@@ -601,32 +601,160 @@ static AVal *run_function(Interp *in, int fi, AVal *self, Args *a)
     return r;
 }
 
-/* A method of an in-file class (or its in-file bases). */
-static int find_method(Interp *in, int cls, const char *name)
+/* A function or class definition: the value names it by index. */
+static AVal *definition(Interp *in, AKind k, uint32_t index)
 {
-    for (int guard = 0; cls >= 0 && guard < 16; guard++) {
-        const IrClass *c = &in->ir->classes.v[cls];
-        for (uint32_t i = 0; i < c->methods.n; i++)
-            if (strcmp(in_name(in, in->ir->funcs.v[c->methods.v[i]].name), name) == 0)
-                return c->methods.v[i];
-        int next = -1;
-        for (uint32_t i = 0; i < c->bases.n && next < 0; i++)
-            for (uint32_t k = 0; k < in->ir->classes.n; k++)
-                if (in->ir->classes.v[k].name == c->bases.v[i])
-                    next = (int)k;
-        cls = next;
+    AVal *r = av_new(in, k);
+    r->fn = (int)index;
+    r->mod = in->mod;
+    return r;
+}
+
+/* ---- classes of the project ------------------------------------------------------------ */
+
+static AVal *imported(Interp *in, const char *q);
+static AVal *star_imported(Interp *in, const char *name);
+
+/* A class of the project: the module that defines it, its index there. */
+typedef struct ClassRef {
+    InterpModule *mod;
+    int cls;
+} ClassRef;
+
+/* Base i of class c as c's module names it: a class of that module, one
+ * imported from another module of the project, or (cls -1) a library
+ * class such as nn.Module, whose methods pfc models elsewhere. */
+static ClassRef base_class(Interp *in, ClassRef c, uint32_t i)
+{
+    InterpModule *back = enter_module(in, c.mod);
+    uint32_t id = in->ir->classes.v[c.cls].bases.v[i];
+    const char *name = in_name(in, id);
+    ClassRef r = {NULL, -1};
+    for (uint32_t k = 0; k < in->ir->classes.n && r.cls < 0; k++)
+        if (in->ir->classes.v[k].name == id)
+            r = (ClassRef){in->mod, (int)k};
+    if (r.cls < 0) {   /* `from layers import Base`, `import layers`, a star import */
+        AVal *v = strchr(name, '.') ? imported(in, name) : star_imported(in, name);
+        if (v && v->k == AV_CLASS)
+            r = (ClassRef){v->mod, v->fn};
+    }
+    enter_module(in, back);
+    return r;
+}
+
+/* c and its project bases in method resolution order: depth first, left to
+ * right, each class once (Python's C3 order wherever no two bases share a
+ * base of the project). Returns the count, at most cap. */
+static uint32_t linearize(Interp *in, ClassRef c, ClassRef *out, uint32_t n, uint32_t cap)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (out[i].mod == c.mod && out[i].cls == c.cls)
+            return n;
+    if (n == cap)
+        return n;
+    out[n++] = c;
+    uint32_t nbases = c.mod->ir->classes.v[c.cls].bases.n;
+    for (uint32_t i = 0; i < nbases; i++) {
+        ClassRef b = base_class(in, c, i);
+        if (b.cls >= 0)
+            n = linearize(in, b, out, n, cap);
+    }
+    return n;
+}
+
+#define MRO_MAX 16
+
+static uint32_t mro_of(Interp *in, const Obj *o, ClassRef *out)
+{
+    return o->cls >= 0 ? linearize(in, (ClassRef){o->mod, o->cls}, out, 0, MRO_MAX) : 0;
+}
+
+/* Method `name` of class c itself (its module current), or -1. */
+static int own_method(Interp *in, int cls, const char *name)
+{
+    const IrClass *c = &in->ir->classes.v[cls];
+    for (uint32_t i = 0; i < c->methods.n; i++)
+        if (strcmp(in_name(in, in->ir->funcs.v[c->methods.v[i]].name), name) == 0)
+            return c->methods.v[i];
+    return -1;
+}
+
+/* The first class of mro[from..n) that defines method `name`: its module
+ * in *mod; -1 if none does. */
+static int find_method(Interp *in, const ClassRef *mro, uint32_t from, uint32_t n, const char *name,
+                       InterpModule **mod)
+{
+    for (uint32_t i = from; i < n; i++) {
+        InterpModule *back = enter_module(in, mro[i].mod);
+        int m = own_method(in, mro[i].cls, name);
+        enter_module(in, back);
+        if (m >= 0) {
+            *mod = mro[i].mod;
+            return m;
+        }
     }
     return -1;
 }
 
 AVal *run_method(Interp *in, AVal *self, const char *name, Args *a, bool *found)
 {
-    InterpModule *back = enter_module(in, self && self->k == AV_OBJECT ? self->obj->mod : NULL);
-    int m = self && self->k == AV_OBJECT ? find_method(in, self->obj->cls, name) : -1;
+    ClassRef mro[MRO_MAX];
+    uint32_t n = self && self->k == AV_OBJECT ? mro_of(in, self->obj, mro) : 0;
+    InterpModule *mod = NULL;
+    int m = find_method(in, mro, 0, n, name, &mod);
     *found = m >= 0;
-    AVal *r = m >= 0 ? run_function(in, m, self, a) : av_unknown(in);
+    if (m < 0)
+        return av_unknown(in);
+    InterpModule *back = enter_module(in, mod);
+    AVal *r = run_function(in, m, self, a);
     enter_module(in, back);
     return r;
+}
+
+static AVal *bound_method(Interp *in, InterpModule *mod, int fn, AVal *self)
+{
+    AVal *f = av_new(in, AV_FUNC);
+    f->fn = fn;
+    f->mod = mod;
+    f->self = self;
+    return f;
+}
+
+/* super() in a method of class C, or super(C, self): stands for self with
+ * attribute lookup starting after C in self's method resolution order. */
+static AVal *super_of(Interp *in, Frame *fr, Args *a)
+{
+    const IrFunction *f = &in->ir->funcs.v[fr->fi];
+    AVal *cls = args_get(a, 0, NULL), *self = args_get(a, 1, NULL);
+    if (!cls && f->class_index >= 0 && f->params.n) {
+        cls = definition(in, AV_CLASS, (uint32_t)f->class_index);
+        self = eval(in, fr, f->params.v[0]);
+    }
+    if (!cls || cls->k != AV_CLASS || !self || self->k != AV_OBJECT || self->obj->cls < 0)
+        return av_unknown(in);
+    AVal *s = av_new(in, AV_SUPER);
+    s->self = self;
+    s->fn = cls->fn;
+    s->mod = cls->mod;
+    return s;
+}
+
+/* super().name: a method of the classes after C; nn.Module's own methods
+ * (its __init__ sets up nothing pfc counts) when no class of the project
+ * defines it. */
+static AVal *super_attr(Interp *in, AVal *sup, const char *name)
+{
+    ClassRef mro[MRO_MAX];
+    uint32_t n = mro_of(in, sup->self->obj, mro), from = n;
+    for (uint32_t i = 0; i < n; i++)
+        if (mro[i].mod == sup->mod && mro[i].cls == sup->fn)
+            from = i + 1;
+    InterpModule *mod = NULL;
+    int m = find_method(in, mro, from, n, name, &mod);
+    if (m >= 0)
+        return bound_method(in, mod, m, sup->self);
+    return strcmp(name, "__init__") == 0 ? av_qual(in, "builtins.object.__init__")
+                                         : attr_of_value(in, sup->self, name);
 }
 
 static bool class_has_decorator(Interp *in, int cls, const char *name)
@@ -687,16 +815,20 @@ typedef struct FieldInit {
     Obj *obj;
     Args *args;
     int body;
-    uint32_t pos;
 } FieldInit;
 
+/* A field keeps the place its first definition gave it (a base's field
+ * that a subclass redefines takes the subclass's default), as dataclasses
+ * order the __init__ parameters. */
 static void init_field(Interp *in, void *ctx, const char *name, uint32_t value)
 {
     FieldInit *fi = ctx;
+    uint32_t pos = 0;
+    while (pos < fi->obj->nattr && strcmp(fi->obj->names[pos], name) != 0)
+        pos++;
     AVal *v = args_get(fi->args, -1, name);
     if (!v)
-        v = args_get(fi->args, (int)fi->pos, NULL);
-    fi->pos++;
+        v = args_get(fi->args, (int)pos, NULL);
     if (!v && value != UINT32_MAX && fi->body >= 0) {
         ValueId dv = value_for_node(in, fi->body, value);
         v = dv ? eval(in, demand_frame(in, fi->body), dv) : NULL;
@@ -704,15 +836,17 @@ static void init_field(Interp *in, void *ctx, const char *name, uint32_t value)
     obj_set(in, fi->obj, name, v ? v : av_unknown(in));
 }
 
-static bool class_is_dataset(Interp *in, int cls)
+/* A dataclass's fields: those of its dataclass bases first, then its own. */
+static void init_dataclass(Interp *in, Obj *o, const ClassRef *mro, uint32_t n, Args *a)
 {
-    const IrClass *c = &in->ir->classes.v[cls];
-    for (uint32_t i = 0; i < c->bases.n; i++) {
-        const char *b = in_name(in, c->bases.v[i]);
-        if (strstr(b, "Dataset"))
-            return true;
+    for (uint32_t i = n; i-- > 0;) {
+        InterpModule *back = enter_module(in, mro[i].mod);
+        if (class_has_decorator(in, mro[i].cls, "dataclass")) {
+            FieldInit fi = {o, a, class_body(in, mro[i].cls)};
+            class_fields(in, mro[i].cls, init_field, &fi);
+        }
+        enter_module(in, back);
     }
-    return false;
 }
 
 static AVal *instantiate(Interp *in, int cls, Args *a)
@@ -720,15 +854,16 @@ static AVal *instantiate(Interp *in, int cls, Args *a)
     AVal *self = av_obj(in, NN_NONE);
     self->obj->cls = cls;
     self->obj->mod = in->mod;
-    self->obj->is_module = in->ir->classes.v[cls].is_module;
+    ClassRef mro[MRO_MAX];
+    uint32_t n = mro_of(in, self->obj, mro);
+    for (uint32_t i = 0; i < n; i++)   /* a base in another module may be the nn.Module */
+        self->obj->is_module |= mro[i].mod->ir->classes.v[mro[i].cls].is_module;
     if (class_has_decorator(in, cls, "dataclass")) {
-        FieldInit fi = {self->obj, a, class_body(in, cls), 0};
-        class_fields(in, cls, init_field, &fi);
+        init_dataclass(in, self->obj, mro, n, a);
         return self;
     }
     bool found;
     run_method(in, self, "__init__", a, &found);
-    (void)class_is_dataset;
     return self;
 }
 
@@ -748,21 +883,15 @@ static void find_class_attr(Interp *in, void *ctx, const char *name, uint32_t va
     }
 }
 
-/* A method or class attribute of an in-file object's class, or NULL: run
- * in the module that defines the class. */
-static AVal *class_attr(Interp *in, AVal *self, const char *name)
+/* A method or class attribute of class cls (its module current), or NULL. */
+static AVal *own_attr(Interp *in, int cls, AVal *self, const char *name)
 {
-    int m = find_method(in, self->obj->cls, name);
-    if (m >= 0) {
-        AVal *f = av_new(in, AV_FUNC);
-        f->fn = m;
-        f->mod = in->mod;
-        f->self = self;
-        return f;
-    }
+    int m = own_method(in, cls, name);
+    if (m >= 0)
+        return bound_method(in, in->mod, m, self);
     ClassAttr ca = {name, 0, false};
-    class_fields(in, self->obj->cls, find_class_attr, &ca);
-    int body = class_body(in, self->obj->cls);
+    class_fields(in, cls, find_class_attr, &ca);
+    int body = class_body(in, cls);
     if (ca.found && body >= 0) {
         ValueId dv = value_for_node(in, body, ca.value);
         if (dv)
@@ -771,19 +900,29 @@ static AVal *class_attr(Interp *in, AVal *self, const char *name)
     return NULL;
 }
 
+/* A method or class attribute of an in-file object's class or its bases,
+ * in resolution order, or NULL: evaluated in the module defining it. */
+static AVal *class_attr(Interp *in, AVal *self, const char *name)
+{
+    ClassRef mro[MRO_MAX];
+    uint32_t n = mro_of(in, self->obj, mro);
+    AVal *v = NULL;
+    for (uint32_t i = 0; i < n && !v; i++) {
+        InterpModule *back = enter_module(in, mro[i].mod);
+        v = own_attr(in, mro[i].cls, self, name);
+        enter_module(in, back);
+    }
+    return v;
+}
+
 /* obj.name for an in-file object: instance attribute, method, class attribute. */
 static AVal *object_attr(Interp *in, AVal *self, const char *name)
 {
     AVal *v = obj_get(self->obj, name);
     if (v)
         return v;
-    if (self->obj->cls >= 0) {
-        InterpModule *back = enter_module(in, self->obj->mod);
-        v = class_attr(in, self, name);
-        enter_module(in, back);
-        if (v)
-            return v;
-    }
+    if (self->obj->cls >= 0 && (v = class_attr(in, self, name)))
+        return v;
     return attr_of_value(in, self, name);
 }
 
@@ -1402,6 +1541,8 @@ static AVal *call(Interp *in, Frame *fr, ValueId v)
     AVal *callee = eval(in, fr, x->args[0]);
     Args a;
     call_args(in, fr, x, &a);
+    if (callee->k == AV_QUAL && strcmp(callee->s, "builtins.super") == 0)
+        return super_of(in, fr, &a);   /* it needs the calling method's class and self */
     uint32_t outer = in->cur_node, outer_site = in->tr->site;
     in->cur_node = in->tr->site = x->node;
     AVal *r = call_dispatch(in, fr, x, callee, &a);
@@ -1676,6 +1817,8 @@ static AVal *attribute(Interp *in, Frame *fr, const IrValue *x)
     const char *name = in_name(in, x->name);
     if (base->k == AV_OBJECT && base->obj->nn == NN_NONE)
         return object_attr(in, base, name);
+    if (base->k == AV_SUPER)
+        return super_attr(in, base, name);
     if (base->k == AV_QUAL && !x->qual)
         return imported(in, arena_printf(in->a, "%s.%s", base->s, name));
     if (x->qual && base->k == AV_QUAL)
@@ -1699,15 +1842,6 @@ static AVal *unary(Interp *in, Frame *fr, const IrValue *x)
     if (tok == T_MINUS && a->k == AV_FLOAT)
         return av_float(in, -a->f);
     return tok == T_PLUS || a->k == AV_TENSOR ? a : av_unknown(in);
-}
-
-/* A function or class definition: the value names it by index. */
-static AVal *definition(Interp *in, AKind k, uint32_t index)
-{
-    AVal *r = av_new(in, k);
-    r->fn = (int)index;
-    r->mod = in->mod;
-    return r;
 }
 
 static AVal *store_attr(Interp *in, Frame *fr, const IrValue *x)

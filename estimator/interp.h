@@ -16,7 +16,7 @@
 typedef enum AKind {
     AV_UNKNOWN, AV_NONE, AV_BOOL, AV_INT, AV_FLOAT, AV_STR, AV_SEQ, AV_DICT, AV_SLICE,
     AV_TENSOR, AV_DTYPE, AV_DEVICE, AV_QUAL, AV_FUNC, AV_CLASS, AV_OBJECT, AV_BOUND,
-    AV_PARAM, AV_ELLIPSIS,
+    AV_PARAM, AV_ELLIPSIS, AV_SUPER,
 } AKind;
 
 typedef struct Obj Obj;
@@ -38,9 +38,9 @@ struct AVal {
     uint32_t n;            /* SEQ / DICT / SLICE items */
     AVal **items;
     const char **keys;     /* DICT keys */
-    int fn;                /* FUNC: function index; CLASS: class index */
-    InterpModule *mod;     /* FUNC / CLASS: the module whose IR fn indexes */
-    AVal *self;            /* FUNC bound to an instance; BOUND receiver */
+    int fn;                /* FUNC: function index; CLASS, SUPER: class index */
+    InterpModule *mod;     /* FUNC / CLASS / SUPER: the module whose IR fn indexes */
+    AVal *self;            /* FUNC bound to an instance; BOUND receiver; SUPER's instance */
     Obj *obj;              /* OBJECT */
     uint32_t param;        /* PARAM: trace parameter handle */
     const char *origin;    /* a configuration value: where it was read ("ModelArguments
