@@ -1434,7 +1434,10 @@ void for_each_call_on(Interp *in, const char *name, const Obj *obj,
                 continue;
             Args a;
             call_args(in, fr, c, &a);
+            uint32_t outer = in->cur_node;
+            in->cur_node = c->node;   /* the call's line, for what fn records */
             fn(in, ctx, &a);
+            in->cur_node = outer;
         }
     }
 }
@@ -1732,10 +1735,65 @@ static AVal *param_default(Interp *in, const IrFunction *f, const IrValue *p, bo
     if (entry && v && v->k == AV_STR) {
         uint32_t line, col;
         syntax_line_col(in->S, node_start(in->S, pn), &line, &col);
-        v = av_str(in, v->s);
-        v->origin = arena_printf(in->a, "%s()'s default, line %u", in_name(in, f->name), line);
+        v = config_value(in, v, arena_printf(in->a, "%s()'s default, line %u", in_name(in, f->name), line),
+                         arena_printf(in->a, "--%s NAME", name));
     }
     return v ? v : av_unknown(in);
+}
+
+/* Whether value v of g names function `name` (a global or a def). */
+static bool names_function(Interp *in, const IrFunction *g, ValueId v, uint32_t name)
+{
+    const IrValue *x = &g->values.v[ir_resolve(g, v)];
+    return (x->op == IR_GLOBAL && x->name == name) ||
+           (x->op == IR_FUNC && in->ir->funcs.v[x->index].name == name);
+}
+
+/* The keyword under which `p.set_defaults(func=name)` registers the
+ * function, so that `args.func(args)` calls it (argparse's sub-command
+ * dispatch); 0 if none does. */
+static uint32_t registered_key(Interp *in, uint32_t name)
+{
+    for (uint32_t fi = 0; fi < in->ir->funcs.n; fi++) {
+        const IrFunction *g = &in->ir->funcs.v[fi];
+        for (uint32_t i = 1; i < g->values.n; i++) {
+            const IrValue *c = &g->values.v[i];
+            if (c->op != IR_CALL || !c->kwnames || g->values.v[c->args[0]].op != IR_ATTR ||
+                strcmp(in_name(in, g->values.v[c->args[0]].name), "set_defaults") != 0)
+                continue;
+            for (uint32_t k = 1; k < c->nargs; k++)
+                if (c->kwnames[k] && names_function(in, g, c->args[k], name))
+                    return c->kwnames[k];
+        }
+    }
+    return 0;
+}
+
+/* A call of function `name` in the module: by its name, else through the
+ * attribute a set_defaults() registered it under. */
+static bool find_call_site(Interp *in, uint32_t name, int *fn, const IrValue **call)
+{
+    uint32_t key = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1 && !(key = registered_key(in, name)))
+            return false;
+        for (uint32_t fi = 0; fi < in->ir->funcs.n; fi++) {
+            const IrFunction *g = &in->ir->funcs.v[fi];
+            for (uint32_t i = 1; i < g->values.n; i++) {
+                const IrValue *c = &g->values.v[i];
+                if (c->op != IR_CALL || !c->nargs)
+                    continue;
+                const IrValue *callee = &g->values.v[c->args[0]];
+                if (pass == 0 ? callee->op == IR_GLOBAL && callee->name == name
+                              : callee->op == IR_ATTR && callee->name == key) {
+                    *fn = (int)fi;
+                    *call = c;
+                    return true;
+                }
+            }
+        }
+    }
+    return false;
 }
 
 static AVal *param_from_call_site(Interp *in, Frame *fr, const IrValue *p)
@@ -1746,23 +1804,14 @@ static AVal *param_from_call_site(Interp *in, Frame *fr, const IrValue *p)
     const Node *pn = syn_node(in->S, p->node);
     if (node_token(in->S, pn, T_DOUBLESTAR) || node_token(in->S, pn, T_STAR) || f->class_index >= 0)
         return av_unknown(in);
-    for (uint32_t fi = 0; fi < in->ir->funcs.n; fi++) {
-        const IrFunction *g = &in->ir->funcs.v[fi];
-        for (uint32_t i = 1; i < g->values.n; i++) {
-            const IrValue *c = &g->values.v[i];
-            if (c->op != IR_CALL || !c->nargs)
-                continue;
-            const IrValue *callee = &g->values.v[c->args[0]];
-            if (callee->op != IR_GLOBAL || callee->name != f->name)
-                continue;
-            Frame *cf = demand_frame(in, (int)fi);
-            Args a;
-            call_args(in, cf, c, &a);
-            AVal *arg = args_get(&a, (int)p->index, in_name(in, p->name));
-            return arg ? arg : param_default(in, f, p, false);
-        }
-    }
-    return param_default(in, f, p, true);
+    int fi;
+    const IrValue *c;
+    if (!find_call_site(in, f->name, &fi, &c))
+        return param_default(in, f, p, true);
+    Args a;
+    call_args(in, demand_frame(in, fi), c, &a);
+    AVal *arg = args_get(&a, (int)p->index, in_name(in, p->name));
+    return arg ? arg : param_default(in, f, p, false);
 }
 
 static AVal *global(Interp *in, const IrValue *x)

@@ -44,7 +44,10 @@ struct AVal {
     Obj *obj;              /* OBJECT */
     uint32_t param;        /* PARAM: trace parameter handle */
     const char *origin;    /* a configuration value: where it was read ("ModelArguments
-                              default, line 12"); UNKNOWN: the required option it lacks */
+                              default, line 12"); UNKNOWN: the required argument it lacks */
+    const char *cli;       /* a configuration value: the words after `pfc estimate SCRIPT --`
+                              that give it, NAME where the value goes ("--model NAME",
+                              "train MODEL_NAME"); NULL when none is known */
 };
 
 /* Library module kinds (torch.nn.*) and in-file instances share Obj. */
@@ -58,7 +61,7 @@ typedef enum NnKind {
 
 enum { OPAQUE_NO_GRAD = 1, OPAQUE_AUTOCAST = 2, OPAQUE_ENABLE_GRAD = 3, OPAQUE_TRAINER = 10,
        OPAQUE_ARGS = 11, OPAQUE_ARGPARSER = 12, OPAQUE_ACCELERATOR = 13, OPAQUE_TRANSFORM = 14,
-       OPAQUE_HFPARSER = 15, OPAQUE_FILE = 16 };
+       OPAQUE_HFPARSER = 15, OPAQUE_FILE = 16, OPAQUE_SUBPARSERS = 17 };
 
 struct Obj {
     int cls;               /* class index in mod's IR, or -1 */

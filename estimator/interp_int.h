@@ -129,5 +129,13 @@ void tie_weight(Interp *in, Obj *m, const char *name, AVal *v);
 /* --key from the script's command line (after `--`) as a literal, noted as
  * read; NULL when not given. */
 AVal *script_value(Interp *in, const char *key);
+/* A string or unknown configuration value v, copied with where it came
+ * from (NULL: v's) and the words that give it (AVal.cli); other values
+ * as they are (torchlib_cli.c). */
+AVal *config_value(Interp *in, AVal *v, const char *origin, const char *cli);
+/* "WHAT is the positional argument x, which the command line does not
+ * give: give it as `pfc estimate SCRIPT -- X`": the refusal for an unknown
+ * configuration value v that names what it lacks (its origin). */
+const char *missing_config(Interp *in, const char *what, const AVal *v);
 
 #endif

@@ -64,6 +64,13 @@ AVal *param_attr(Interp *in, AVal *p, const char *name);
 /* torchlib_builtins.c */
 AVal *builtin(Interp *in, const char *name, Args *a);
 AVal *math_call(Interp *in, const char *f, Args *a);
+AVal *seq_method(Interp *in, AVal *recv, const char *name, Args *a);
+AVal *dict_method(Interp *in, AVal *recv, const char *name, Args *a);
+
+/* torchlib_cli.c */
+/* argparse.ArgumentParser(parents=...), and the methods of a parser, an
+ * argument group and add_subparsers()' object. */
+AVal *new_argparser(Interp *in, Args *a);
 AVal *argparse_method(Interp *in, Obj *parser, const char *name, Args *a);
 /* The script's own command line (pfc estimate SCRIPT -- ARGS): the text
  * given for --key (- and _ alike; "" for a bare flag), or NULL. */
@@ -72,8 +79,6 @@ const char *script_arg(const Interp *in, const char *key);
 AVal *literal_value(Interp *in, const char *text);
 /* "line N" of the call being evaluated, for a value's origin. */
 const char *current_line(Interp *in);
-AVal *seq_method(Interp *in, AVal *recv, const char *name, Args *a);
-AVal *dict_method(Interp *in, AVal *recv, const char *name, Args *a);
 
 /* torchlib_data.c */
 AVal *data_loader(Interp *in, Args *a);

@@ -286,11 +286,12 @@ static void fill_field(Interp *in, Obj *o, uint32_t i, AVal *given, const char *
     if (v) {
         o->vals[i] = v;
     } else if (o->vals[i]->k == AV_STR && !o->vals[i]->origin) {
-        o->vals[i] = av_str(in, o->vals[i]->s);
-        o->vals[i]->origin = arena_printf(in->a, "%s default", cls);
+        o->vals[i] = config_value(in, o->vals[i], arena_printf(in->a, "%s default", cls),
+                                  arena_printf(in->a, "--%s NAME", name));
     } else if (o->vals[i]->k == AV_NONE || o->vals[i]->k == AV_UNKNOWN) {
-        o->vals[i] = av_new(in, o->vals[i]->k);
-        o->vals[i]->origin = arena_printf(in->a, "--%s", name);
+        o->vals[i] = config_value(in, av_unknown(in),
+                                  arena_printf(in->a, "the required option --%s, which has no default", name),
+                                  arena_printf(in->a, "--%s NAME", name));
     }
 }
 
@@ -384,11 +385,9 @@ AVal *config_call(Interp *in, const char *q, Args *a)
         return config_file(in, arg(a, 0, NULL));
     if (eq(q, "trl.ScriptArguments") || eq(q, "trl.ModelConfig"))
         return trainer_object(in, q, a);
-    if (eq(q, "argparse.ArgumentParser")) {
-        AVal *p = av_obj(in, NN_OPAQUE);
-        p->obj->a = OPAQUE_ARGPARSER;
-        return p;
-    }
+    if (eq(q, "argparse.ArgumentParser") || eq(q, "configargparse.ArgumentParser") ||
+        eq(q, "configargparse.ArgParser"))
+        return new_argparser(in, a);
     if (eq(q, "deepspeed.initialize"))
         return deepspeed_initialize(in, a);
     if (eq(q, "accelerate.Accelerator"))
