@@ -1716,16 +1716,84 @@ static AVal *star_imported(Interp *in, const char *name)
     return NULL;
 }
 
-/* A parameter of a function evaluated on demand: the argument at a call
- * site of the function in the file (the first one found). */
+/* The library a call hands components to: fire.Fire, jsonargparse's CLI. */
+static EntryKind entry_library(Interp *in, const IrFunction *g, const IrValue *c)
+{
+    const IrValue *callee = &g->values.v[c->args[0]];
+    const char *q = callee->qual ? in_name(in, callee->qual) : "";
+    if (strcmp(q, "fire.Fire") == 0)
+        return ENTRY_FIRE;
+    if (strcmp(q, "jsonargparse.CLI") == 0 || strcmp(q, "jsonargparse.auto_cli") == 0)
+        return ENTRY_JSONARGPARSE;
+    return ENTRY_PLAIN;
+}
+
+/* Whether the components value comp is function fi, or holds it (a list:
+ * the command is its name; a dict: its key). */
+static bool is_component(Interp *in, AVal *comp, int fi, const char **command)
+{
+    if (comp->k == AV_FUNC)
+        return comp->fn == fi && comp->mod == in->mod;
+    for (uint32_t i = 0; (comp->k == AV_SEQ || comp->k == AV_DICT) && i < comp->n; i++)
+        if (comp->items[i]->k == AV_FUNC && comp->items[i]->fn == fi && comp->items[i]->mod == in->mod) {
+            *command = comp->k == AV_DICT ? comp->keys[i] : in_name(in, in->ir->funcs.v[fi].name);
+            return true;
+        }
+    return false;
+}
+
+/* Function fi as the command line reaches it: its parameters, and the
+ * fire.Fire / CLI call that hands it over, if one does. */
+static EntryPoint entry_point(Interp *in, int fi)
+{
+    const IrFunction *f = &in->ir->funcs.v[fi];
+    EntryPoint e = {ENTRY_PLAIN, in_name(in, f->name), NULL, {0}, {0}, 0};
+    for (uint32_t i = 0; i < f->params.n && e.n < ARGS_MAX; i++) {
+        const IrValue *p = &f->values.v[f->params.v[i]];
+        const Node *pn = syn_node(in->S, p->node);
+        e.params[e.n] = in_name(in, p->name);
+        e.has_default[e.n++] = node_token(in->S, pn, T_EQUAL) != NULL;
+    }
+    for (uint32_t gi = 0; gi < in->ir->funcs.n; gi++) {
+        const IrFunction *g = &in->ir->funcs.v[gi];
+        for (uint32_t i = 1; i < g->values.n; i++) {
+            const IrValue *c = &g->values.v[i];
+            EntryKind kind = c->op == IR_CALL && c->nargs > 1 ? entry_library(in, g, c) : ENTRY_PLAIN;
+            if (kind == ENTRY_PLAIN)
+                continue;
+            AVal *comp = eval(in, demand_frame(in, (int)gi), c->args[1]);
+            if (is_component(in, comp, fi, &e.command)) {
+                e.kind = kind;
+                return e;
+            }
+        }
+    }
+    return e;
+}
+
+/* The index of parameter p among e's (its position in f's params). */
+static uint32_t param_slot(const IrFunction *f, const IrValue *p)
+{
+    for (uint32_t i = 0; i < f->params.n; i++)
+        if (&f->values.v[f->params.v[i]] == p)
+            return i;
+    return 0;
+}
+
 /* A parameter no call passes gets its default (evaluated where the
  * function is defined). A function that nothing in the file calls is an
- * entry point (fire.Fire(main), jsonargparse's CLI(main)): the command
- * line's --name comes first, and its defaults are the configuration. */
-static AVal *param_default(Interp *in, const IrFunction *f, const IrValue *p, bool entry)
+ * entry point (fire.Fire(main), jsonargparse's CLI(main)): the words
+ * after `--` come first (entry_argument), and its defaults are the
+ * configuration. */
+static AVal *param_default(Interp *in, int fi, const IrValue *p, bool entry)
 {
-    const char *name = in_name(in, p->name);
-    AVal *given = entry ? script_value(in, name) : NULL;
+    const IrFunction *f = &in->ir->funcs.v[fi];
+    const char *cli = NULL;
+    AVal *given = NULL;
+    if (entry) {
+        EntryPoint e = entry_point(in, fi);
+        given = entry_argument(in, &e, param_slot(f, p), &cli);
+    }
     const Node *pn = syn_node(in->S, p->node);
     if (given || !node_token(in->S, pn, T_EQUAL) || f->parent < 0)
         return given ? given : av_unknown(in);
@@ -1735,8 +1803,7 @@ static AVal *param_default(Interp *in, const IrFunction *f, const IrValue *p, bo
     if (entry && v && v->k == AV_STR) {
         uint32_t line, col;
         syntax_line_col(in->S, node_start(in->S, pn), &line, &col);
-        v = config_value(in, v, arena_printf(in->a, "%s()'s default, line %u", in_name(in, f->name), line),
-                         arena_printf(in->a, "--%s NAME", name));
+        v = config_value(in, v, arena_printf(in->a, "%s()'s default, line %u", in_name(in, f->name), line), cli);
     }
     return v ? v : av_unknown(in);
 }
@@ -1807,11 +1874,11 @@ static AVal *param_from_call_site(Interp *in, Frame *fr, const IrValue *p)
     int fi;
     const IrValue *c;
     if (!find_call_site(in, f->name, &fi, &c))
-        return param_default(in, f, p, true);
+        return param_default(in, fr->fi, p, true);
     Args a;
     call_args(in, demand_frame(in, fi), c, &a);
     AVal *arg = args_get(&a, (int)p->index, in_name(in, p->name));
-    return arg ? arg : param_default(in, f, p, false);
+    return arg ? arg : param_default(in, fr->fi, p, false);
 }
 
 static AVal *global(Interp *in, const IrValue *x)

@@ -133,6 +133,25 @@ AVal *script_value(Interp *in, const char *key);
  * from (NULL: v's) and the words that give it (AVal.cli); other values
  * as they are (torchlib_cli.c). */
 AVal *config_value(Interp *in, AVal *v, const char *origin, const char *cli);
+/* A function the script hands to a command-line library, or that nothing
+ * in the script calls: how the words give its parameters. fire and
+ * jsonargparse take `--name value` for any of them; fire also fills them in
+ * order from the other words, jsonargparse only those without a default
+ * (its positionals), and reads `--config FILE`. With several functions
+ * (CLI([train, test]), Fire({"train": train})) the word `command` chooses it. */
+typedef enum EntryKind { ENTRY_PLAIN, ENTRY_FIRE, ENTRY_JSONARGPARSE } EntryKind;
+typedef struct EntryPoint {
+    EntryKind kind;
+    const char *function;      /* its name, for messages */
+    const char *command;       /* NULL: the only one */
+    const char *params[ARGS_MAX];
+    bool has_default[ARGS_MAX];
+    uint32_t n;
+} EntryPoint;
+/* Parameter k's value from the words, an unknown naming it when it is
+ * required and missing, or NULL (its default holds); *cli gets the words
+ * that give it (torchlib_cli.c). */
+AVal *entry_argument(Interp *in, const EntryPoint *e, uint32_t k, const char **cli);
 /* "WHAT is the positional argument x, which the command line does not
  * give: give it as `pfc estimate SCRIPT -- X`": the refusal for an unknown
  * configuration value v that names what it lacks (its origin). */

@@ -67,6 +67,10 @@ AVal *math_call(Interp *in, const char *f, Args *a);
 AVal *seq_method(Interp *in, AVal *recv, const char *name, Args *a);
 AVal *dict_method(Interp *in, AVal *recv, const char *name, Args *a);
 
+/* torchlib_frameworks.c: a YAML or JSON file (path relative to the
+ * script's directory) as dicts and lists; a refusal when unreadable. */
+AVal *config_file(Interp *in, AVal *path);
+
 /* torchlib_cli.c */
 /* argparse.ArgumentParser(parents=...), and the methods of a parser, an
  * argument group and add_subparsers()' object. */

@@ -68,6 +68,28 @@ static void note_value(Interp *in, const char *key, const char *text, const char
     interp_note(in, 0, arena_printf(in->a, "%s = '%s' (%s)", key, text, origin));
 }
 
+/* A setting read from a config file, noted as one from the words is:
+ * each leaf of a nested one ("model.hidden = '64' (config file c.yaml)"). */
+static void note_setting(Interp *in, const char *key, AVal *v, const char *origin, int depth)
+{
+    if (v->k == AV_DICT && depth < 8) {
+        for (uint32_t i = 0; i < v->n; i++)
+            note_setting(in, arena_printf(in->a, "%s.%s", key, v->keys[i]), v->items[i], origin, depth + 1);
+        return;
+    }
+    Args one = {{v}, {NULL}, 1};
+    AVal *text = builtin(in, "str", &one);
+    if (text->k == AV_STR)
+        note_value(in, key, text->s, origin);
+}
+
+static void note_file(Interp *in, AVal *file, const char *path)
+{
+    const char *origin = arena_printf(in->a, "config file %s", path);
+    for (uint32_t i = 0; file->k == AV_DICT && i < file->n; i++)
+        note_setting(in, file->keys[i], file->items[i], origin, 0);
+}
+
 AVal *config_value(Interp *in, AVal *v, const char *origin, const char *cli)
 {
     if (!v || (v->k != AV_STR && v->k != AV_UNKNOWN))
@@ -108,6 +130,7 @@ typedef struct ArgSpec {
     const char *names[4];   /* option strings, or the positional's name */
     uint32_t nnames;
     bool positional, required, negatable;   /* negatable: BooleanOptionalAction's --no-X */
+    bool config_file;                       /* jsonargparse's ActionConfigFile */
     const char *action;     /* NULL: store */
     const char *line;       /* of the add_argument() call */
     AVal *dflt, *type, *cnst;
@@ -184,6 +207,7 @@ static bool read_spec(Interp *in, Args *a, ArgSpec *s)
     AVal *action = arg(a, -1, "action");
     s->action = action && action->k == AV_STR ? action->s : NULL;
     s->negatable = action && action->k == AV_QUAL && ends(action->s, "BooleanOptionalAction");
+    s->config_file = action && action->k == AV_QUAL && ends(action->s, "ActionConfigFile");
     s->dflt = arg(a, -1, "default");
     s->type = arg(a, -1, "type");
     s->cnst = arg(a, -1, "const");
@@ -464,8 +488,29 @@ static AVal *take(Parse *P, uint32_t spec, const char *const *words, uint32_t n,
 
 static const char *usage_of(Parse *P, const ArgSpec *s);
 
+static AVal *dict_at(AVal *d, const char *key);
+
+/* jsonargparse's ActionConfigFile: the file's values for the parser's
+ * dests, given where the option stands (later words win over them). */
+static void give_config_file(Parse *P, const char *path)
+{
+    AVal *file = config_file(P->in, av_str(P->in, path));
+    for (uint32_t i = 0; i < P->n; i++) {
+        AVal *v = dict_at(file, P->specs[i].dest);
+        if (v && !P->specs[i].config_file) {
+            P->given[i] = config_value(P->in, v, NULL, usage_of(P, &P->specs[i]));
+            note_setting(P->in, P->specs[i].dest, v, arena_printf(P->in->a, "config file %s", path), 0);
+        }
+    }
+}
+
 static void give(Parse *P, uint32_t spec, const char *const *words, uint32_t n, bool negated)
 {
+    if (P->specs[spec].config_file) {
+        if (n)
+            give_config_file(P, words[0]);
+        return;
+    }
     AVal *v = take(P, spec, words, n, negated);
     if (!v)
         return;
@@ -780,4 +825,175 @@ AVal *argparse_method(Interp *in, Obj *parser, const char *name, Args *a)
         return pair;
     }
     return av_unknown(in);
+}
+
+/* ---- jsonargparse: settings from the words and config files ------------------------------- */
+
+/* d[key] = v, in place (a dict made here, never the script's). */
+static void dict_put(Interp *in, AVal *d, const char *key, AVal *v)
+{
+    for (uint32_t i = 0; i < d->n; i++)
+        if (eq(d->keys[i], key)) {
+            d->items[i] = v;
+            return;
+        }
+    AVal **items = arena_alloc(in->a, (d->n + 1) * sizeof *items);
+    const char **keys = arena_alloc(in->a, (d->n + 1) * sizeof *keys);
+    if (d->n) {
+        memcpy(items, d->items, d->n * sizeof *items);
+        memcpy(keys, d->keys, d->n * sizeof *keys);
+    }
+    items[d->n] = v;
+    keys[d->n++] = key;
+    d->items = items;
+    d->keys = keys;
+}
+
+static AVal *dict_at(AVal *d, const char *key)
+{
+    for (uint32_t i = 0; d && d->k == AV_DICT && i < d->n; i++)
+        if (eq(d->keys[i], key))
+            return d->items[i];
+    return NULL;
+}
+
+static AVal *new_dict(Interp *in) { return av_new(in, AV_DICT); }
+
+/* dst gets src's settings, nested dicts merged key by key (a copy, so
+ * that the file's own dicts stay as read). */
+static void merge(Interp *in, AVal *dst, AVal *src, int depth)
+{
+    for (uint32_t i = 0; src && src->k == AV_DICT && i < src->n; i++) {
+        AVal *here = dict_at(dst, src->keys[i]), *v = src->items[i];
+        if (v->k == AV_DICT && depth < 8) {
+            AVal *sub = here && here->k == AV_DICT ? here : new_dict(in);
+            merge(in, sub, v, depth + 1);
+            v = sub;
+        }
+        dict_put(in, dst, src->keys[i], v);
+    }
+}
+
+/* `--model.init_args.hidden 64`: the dots are nesting. */
+static void put_path(Interp *in, AVal *root, const char *path, AVal *v)
+{
+    const char *dot;
+    while ((dot = strchr(path, '.')) && dot > path) {
+        const char *key = arena_strndup(in->a, path, (size_t)(dot - path));
+        AVal *sub = dict_at(root, key);
+        if (!sub || sub->k != AV_DICT) {
+            sub = new_dict(in);
+            dict_put(in, root, key, sub);
+        }
+        root = sub;
+        path = dot + 1;
+    }
+    dict_put(in, root, path, v);
+}
+
+static bool is_config_option(const char *w) { return eq(w, "--config") || eq(w, "-c"); }
+
+/* jsonargparse reads the words in order: `--config FILE` (or -c) merges
+ * the file's settings where it stands, `--a.b value` / `--a.b=value` sets
+ * one (a bare flag is True), later ones winning; the other words are the
+ * positional ones, in *pos. */
+static AVal *read_settings(Interp *in, Words w, Words *pos)
+{
+    AVal *root = new_dict(in);
+    const char **rest = arena_alloc(in->a, (w.n + 1) * sizeof *rest);
+    pos->n = 0;
+    for (uint32_t i = 0; i < w.n && !interp_error(in); i++) {
+        const char *word = w.v[i], *eqs = strchr(word, '=');
+        if (!is_option(word)) {
+            rest[pos->n++] = word;
+            continue;
+        }
+        const char *key = eqs ? arena_strndup(in->a, word, (size_t)(eqs - word)) : word;
+        const char *text = eqs ? eqs + 1 : i + 1 < w.n && !is_option(w.v[i + 1]) ? w.v[++i] : "";
+        if (is_config_option(key)) {
+            AVal *file = config_file(in, av_str(in, text));
+            note_file(in, file, text);
+            merge(in, root, file, 0);
+            continue;
+        }
+        char *name = arena_printf(in->a, "%s", key + (key[1] == '-' ? 2 : 1));
+        for (char *c = name; *c; c++)   /* fire reads --batch-size as batch_size */
+            *c = *c == '-' ? '_' : *c;
+        key = name;
+        AVal *v = *text ? literal_value(in, text) : eqs ? av_str(in, "") : av_bool(in, true);
+        note_value(in, key, *text ? text : eqs ? "" : "True", w.source);
+        put_path(in, root, key, config_value(in, v, w.source, arena_printf(in->a, "--%s NAME", key)));
+    }
+    pos->v = rest;
+    pos->source = w.source;
+    return root;
+}
+
+/* The words for one of several commands: those after its name (the first
+ * positional word); with none named, all of them, and this one assumed. */
+static Words command_words(Interp *in, const EntryPoint *e)
+{
+    Words w = {in->script_args, in->nscript_args, "the command line"};
+    if (!e->command)
+        return w;
+    for (uint32_t i = 0; i < w.n; i++) {
+        if (is_config_option(w.v[i]))
+            i++;
+        else if (!is_option(w.v[i]))
+            return eq(w.v[i], e->command) ? (Words){w.v + i + 1, w.n - i - 1, w.source} : (Words){NULL, 0, w.source};
+    }
+    interp_note(in, 0, arena_printf(in->a, "no command after --: assumed '%s' (`pfc estimate %s -- %s ...`)",
+                                    e->command, in->script_path ? in->script_path : "SCRIPT", e->command));
+    return w;
+}
+
+/* The positional word for parameter k: jsonargparse fills its required
+ * parameters in order, fire every parameter the words do not name. */
+static AVal *positional_word(Interp *in, const EntryPoint *e, uint32_t k, AVal *settings, Words pos)
+{
+    if (e->kind == ENTRY_JSONARGPARSE && e->has_default[k])
+        return NULL;
+    uint32_t at = 0;
+    for (uint32_t i = 0; i < k; i++)
+        at += e->kind == ENTRY_JSONARGPARSE ? !e->has_default[i] : !dict_at(settings, e->params[i]);
+    if (at >= pos.n)
+        return NULL;
+    note_value(in, e->params[k], pos.v[at], pos.source);
+    return literal_value(in, pos.v[at]);
+}
+
+static const char *entry_usage(Interp *in, const EntryPoint *e, uint32_t k)
+{
+    const char *cmd = e->command ? arena_printf(in->a, "%s ", e->command) : "";
+    if (e->has_default[k] || e->kind == ENTRY_PLAIN)
+        return arena_printf(in->a, "%s--%s NAME", cmd, e->params[k]);
+    const char *words = cmd;
+    for (uint32_t i = 0; i <= k; i++)
+        if (!e->has_default[i] || e->kind == ENTRY_FIRE) {
+            char *upper = arena_printf(in->a, "%s", e->params[i]);
+            for (char *c = upper; *c; c++)
+                *c = (char)(*c >= 'a' && *c <= 'z' ? *c - 32 : *c);
+            words = arena_printf(in->a, "%s%s%s", words, *words && words[strlen(words) - 1] != ' ' ? " " : "", upper);
+        }
+    return words;
+}
+
+AVal *entry_argument(Interp *in, const EntryPoint *e, uint32_t k, const char **cli)
+{
+    *cli = entry_usage(in, e, k);
+    if (e->kind == ENTRY_PLAIN)
+        return script_value(in, e->params[k]);
+    Words pos;
+    AVal *settings = read_settings(in, command_words(in, e), &pos);
+    AVal *v = dict_at(settings, e->params[k]);
+    if (!v)
+        v = positional_word(in, e, k, settings, pos);
+    if (v)
+        return config_value(in, v, NULL, *cli);
+    if (e->has_default[k])
+        return NULL;
+    return config_value(in, av_unknown(in),
+                        arena_printf(in->a, "%s()'s parameter %s, which has no default and the command line "
+                                            "does not give", e->function, e->params[k]),
+                        *cli);
 }

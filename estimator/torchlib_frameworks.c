@@ -233,7 +233,7 @@ static AVal *config_refused(Interp *in, const char *why)
 
 /* A config file the script reads, relative to the script's directory as
  * when it is run from there; one that cannot be read is a refusal naming it. */
-static AVal *config_file(Interp *in, AVal *path)
+AVal *config_file(Interp *in, AVal *path)
 {
     if (path && path->k == AV_OBJECT && path->obj->a == OPAQUE_FILE)
         path = obj_get(path->obj, "path");
@@ -386,7 +386,7 @@ AVal *config_call(Interp *in, const char *q, Args *a)
     if (eq(q, "trl.ScriptArguments") || eq(q, "trl.ModelConfig"))
         return trainer_object(in, q, a);
     if (eq(q, "argparse.ArgumentParser") || eq(q, "configargparse.ArgumentParser") ||
-        eq(q, "configargparse.ArgParser"))
+        eq(q, "configargparse.ArgParser") || eq(q, "jsonargparse.ArgumentParser"))
         return new_argparser(in, a);
     if (eq(q, "deepspeed.initialize"))
         return deepspeed_initialize(in, a);
