@@ -1512,7 +1512,7 @@ static AVal *resized(Interp *in, AVal *x)
     return av_tensor_new(in, (DType)x->dtype, x->nd, dim, x->gpu);
 }
 
-static void prepare_model_call(Interp *in, AVal *model, Args *a)
+void step_model(Interp *in, AVal *model)
 {
     in->model_called = true;
     if (model->obj->cls >= 0) {
@@ -1525,6 +1525,11 @@ static void prepare_model_call(Interp *in, AVal *model, Args *a)
         in->model_class = "nn.Sequential";
     else if (model->obj->nn < NN_HF)
         in->model_class = "a torch.nn module";
+}
+
+static void prepare_model_call(Interp *in, AVal *model, Args *a)
+{
+    step_model(in, model);
     bool tensor = false;
     for (uint32_t i = 0; i < a->n; i++) {
         a->v[i] = resized(in, a->v[i]);

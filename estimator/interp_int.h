@@ -76,6 +76,11 @@ struct Interp {
     const char *lost;                       /* where the tensors were first lost, or NULL */
     bool in_trainer;                        /* the Trainer's step is running */
     int64_t trainer_batch;                  /* its per-device batch */
+    /* what a framework's loop decided while the step ran, for the phases:
+     * its optimizer (an NN_OPTIMIZER object with __class__ and keywords,
+     * from Lightning's configure_optimizers) and gradient accumulation */
+    Obj *step_optimizer;
+    int64_t accumulation;
     /* the script's own command line (pfc estimate SCRIPT -- ARGS), where
      * the script lives (config files are relative to it), --model NAME */
     const char *const *script_args;
@@ -126,6 +131,8 @@ AVal *tensor_binop(Interp *in, int tok, AVal *x, AVal *y);
 AVal *tensor_subscript(Interp *in, AVal *x, AVal *idx);
 AVal *loader_batch(Interp *in, AVal *loader);
 void tie_weight(Interp *in, Obj *m, const char *name, AVal *v);
+/* A framework's loop is about to run model's step: the report names it. */
+void step_model(Interp *in, AVal *model);
 /* --key from the script's command line (after `--`) as a literal, noted as
  * read; NULL when not given. */
 AVal *script_value(Interp *in, const char *key);

@@ -385,6 +385,8 @@ static AVal *object_method(Interp *in, AVal *recv, const char *name, Args *a)
         return recv;
     if (o->nn == NN_OPAQUE && o->a == OPAQUE_TRAINER && eq(name, "train"))
         return trainer_step(in, o);
+    if (o->nn == NN_OPAQUE && o->a == OPAQUE_PL_TRAINER)
+        return lightning_trainer_method(in, o, name, a);
     if (o->nn == NN_OPAQUE && o->a == OPAQUE_ACCELERATOR)
         return accelerator_method(in, o, name, a);
     if (o->nn == NN_OPAQUE && (o->a == OPAQUE_ARGPARSER || o->a == OPAQUE_SUBPARSERS))

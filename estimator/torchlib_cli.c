@@ -488,7 +488,7 @@ static AVal *take(Parse *P, uint32_t spec, const char *const *words, uint32_t n,
 
 static const char *usage_of(Parse *P, const ArgSpec *s);
 
-static AVal *dict_at(AVal *d, const char *key);
+
 
 /* jsonargparse's ActionConfigFile: the file's values for the parser's
  * dests, given where the option stands (later words win over them). */
@@ -496,7 +496,7 @@ static void give_config_file(Parse *P, const char *path)
 {
     AVal *file = config_file(P->in, av_str(P->in, path));
     for (uint32_t i = 0; i < P->n; i++) {
-        AVal *v = dict_at(file, P->specs[i].dest);
+        AVal *v = dict_value(file, P->specs[i].dest);
         if (v && !P->specs[i].config_file) {
             P->given[i] = config_value(P->in, v, NULL, usage_of(P, &P->specs[i]));
             note_setting(P->in, P->specs[i].dest, v, arena_printf(P->in->a, "config file %s", path), 0);
@@ -709,13 +709,6 @@ static const char *choose_command(Interp *in, Obj *sub, const char *named)
     return c;
 }
 
-/* The words a parser reads, and where they come from. */
-typedef struct Words {
-    const char *const *v;
-    uint32_t n;
-    const char *source;
-} Words;
-
 static void parse_into(Interp *in, Obj *parser, Words w, const char *prefix, Obj *ns, AVal **extras, int depth);
 
 /* Whether argument i's dest is already set: the words gave it (to i or to
@@ -849,7 +842,7 @@ static void dict_put(Interp *in, AVal *d, const char *key, AVal *v)
     d->keys = keys;
 }
 
-static AVal *dict_at(AVal *d, const char *key)
+AVal *dict_value(AVal *d, const char *key)
 {
     for (uint32_t i = 0; d && d->k == AV_DICT && i < d->n; i++)
         if (eq(d->keys[i], key))
@@ -864,7 +857,7 @@ static AVal *new_dict(Interp *in) { return av_new(in, AV_DICT); }
 static void merge(Interp *in, AVal *dst, AVal *src, int depth)
 {
     for (uint32_t i = 0; src && src->k == AV_DICT && i < src->n; i++) {
-        AVal *here = dict_at(dst, src->keys[i]), *v = src->items[i];
+        AVal *here = dict_value(dst, src->keys[i]), *v = src->items[i];
         if (v->k == AV_DICT && depth < 8) {
             AVal *sub = here && here->k == AV_DICT ? here : new_dict(in);
             merge(in, sub, v, depth + 1);
@@ -880,7 +873,7 @@ static void put_path(Interp *in, AVal *root, const char *path, AVal *v)
     const char *dot;
     while ((dot = strchr(path, '.')) && dot > path) {
         const char *key = arena_strndup(in->a, path, (size_t)(dot - path));
-        AVal *sub = dict_at(root, key);
+        AVal *sub = dict_value(root, key);
         if (!sub || sub->k != AV_DICT) {
             sub = new_dict(in);
             dict_put(in, root, key, sub);
@@ -955,7 +948,7 @@ static AVal *positional_word(Interp *in, const EntryPoint *e, uint32_t k, AVal *
         return NULL;
     uint32_t at = 0;
     for (uint32_t i = 0; i < k; i++)
-        at += e->kind == ENTRY_JSONARGPARSE ? !e->has_default[i] : !dict_at(settings, e->params[i]);
+        at += e->kind == ENTRY_JSONARGPARSE ? !e->has_default[i] : !dict_value(settings, e->params[i]);
     if (at >= pos.n)
         return NULL;
     note_value(in, e->params[k], pos.v[at], pos.source);
@@ -985,7 +978,7 @@ AVal *entry_argument(Interp *in, const EntryPoint *e, uint32_t k, const char **c
         return script_value(in, e->params[k]);
     Words pos;
     AVal *settings = read_settings(in, command_words(in, e), &pos);
-    AVal *v = dict_at(settings, e->params[k]);
+    AVal *v = dict_value(settings, e->params[k]);
     if (!v)
         v = positional_word(in, e, k, settings, pos);
     if (v)
@@ -996,4 +989,56 @@ AVal *entry_argument(Interp *in, const EntryPoint *e, uint32_t k, const char **c
                         arena_printf(in->a, "%s()'s parameter %s, which has no default and the command line "
                                             "does not give", e->function, e->params[k]),
                         *cli);
+}
+
+/* ---- LightningCLI's words ------------------------------------------------------------------ */
+
+static bool is_lightning_command(const char *w)
+{
+    return eq(w, "fit") || eq(w, "validate") || eq(w, "test") || eq(w, "predict");
+}
+
+AVal *lightning_settings(Interp *in, Words w, bool run, const char **command)
+{
+    Words pos;
+    *command = NULL;
+    if (!run)
+        return read_settings(in, w, &pos);
+    uint32_t at = 0;
+    while (at < w.n && (is_option(w.v[at]) || (at && is_config_option(w.v[at - 1]))))
+        at++;
+    AVal *global = read_settings(in, (Words){w.v, at, w.source}, &pos);
+    *command = at < w.n ? w.v[at] : "fit";
+    if (at == w.n)
+        interp_note(in, 0, arena_printf(in->a, "no sub-command after --: assumed LightningCLI's 'fit' "
+                                               "(`pfc estimate %s -- fit ...`)",
+                                        in->script_path ? in->script_path : "SCRIPT"));
+    else if (!is_lightning_command(*command))
+        return global;   /* not one of LightningCLI's: the caller refuses it */
+    AVal *settings = new_dict(in);
+    merge(in, settings, dict_value(global, *command), 0);   /* `--config all.yaml fit`: its fit: section */
+    uint32_t from = at < w.n ? at + 1 : w.n;
+    merge(in, settings, read_settings(in, (Words){w.v + from, w.n - from, w.source}, &pos), 0);
+    return settings;
+}
+
+AVal *init_args_of(Interp *in, AVal *section)
+{
+    AVal *init = dict_value(section, "init_args");
+    if (!init)
+        return section;
+    AVal *d = new_dict(in);
+    for (uint32_t i = 0; section && section->k == AV_DICT && i < section->n; i++)
+        if (!eq(section->keys[i], "init_args") && !eq(section->keys[i], "class_path"))
+            dict_put(in, d, section->keys[i], section->items[i]);
+    merge(in, d, init, 0);
+    return d;
+}
+
+AVal *settings_merged(Interp *in, AVal *a, AVal *b)
+{
+    AVal *d = new_dict(in);
+    merge(in, d, a, 0);
+    merge(in, d, b, 0);
+    return d;
 }

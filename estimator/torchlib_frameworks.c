@@ -357,6 +357,17 @@ AVal *hf_parser_method(Interp *in, Obj *parser, const char *name, Args *a)
     return hf_parse(in, parser, given);
 }
 
+/* Whether q names Lightning's class cls, under any of the packages and
+ * modules it is exported from (lightning.Trainer, lightning.pytorch.Trainer,
+ * pytorch_lightning.trainer.trainer.Trainer, lightning.pytorch.cli.LightningCLI). */
+static bool is_lightning(const char *q, const char *cls)
+{
+    if (strncmp(q, "lightning.", 10) != 0 && strncmp(q, "pytorch_lightning.", 18) != 0)
+        return false;
+    const char *last = strrchr(q, '.');
+    return eq(last + 1, cls);
+}
+
 /* Objects that hold the run's configuration: argparse, deepspeed,
  * Accelerate, the Hugging Face Trainer and its argument parser, config
  * files. */
@@ -388,6 +399,10 @@ AVal *config_call(Interp *in, const char *q, Args *a)
     if (eq(q, "argparse.ArgumentParser") || eq(q, "configargparse.ArgumentParser") ||
         eq(q, "configargparse.ArgParser") || eq(q, "jsonargparse.ArgumentParser"))
         return new_argparser(in, a);
+    if (is_lightning(q, "Trainer"))
+        return lightning_trainer(in, a);
+    if (is_lightning(q, "LightningCLI"))
+        return lightning_cli(in, a);
     if (eq(q, "deepspeed.initialize"))
         return deepspeed_initialize(in, a);
     if (eq(q, "accelerate.Accelerator"))
