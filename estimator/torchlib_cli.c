@@ -1004,9 +1004,11 @@ AVal *lightning_settings(Interp *in, Words w, bool run, const char **command)
     *command = NULL;
     if (!run)
         return read_settings(in, w, &pos);
-    uint32_t at = 0;
-    while (at < w.n && (is_option(w.v[at]) || (at && is_config_option(w.v[at - 1]))))
-        at++;
+    uint32_t at = 0;   /* the command: the first word that is no option's value */
+    while (at < w.n && is_option(w.v[at]))
+        at += !strchr(w.v[at], '=') && at + 1 < w.n && !is_option(w.v[at + 1]) ? 2 : 1;
+    if (at > w.n)
+        at = w.n;
     AVal *global = read_settings(in, (Words){w.v, at, w.source}, &pos);
     *command = at < w.n ? w.v[at] : "fit";
     if (at == w.n)
@@ -1016,6 +1018,9 @@ AVal *lightning_settings(Interp *in, Words w, bool run, const char **command)
     else if (!is_lightning_command(*command))
         return global;   /* not one of LightningCLI's: the caller refuses it */
     AVal *settings = new_dict(in);
+    for (uint32_t i = 0; i < global->n; i++)   /* options before the command, read as if after it */
+        if (!is_lightning_command(global->keys[i]))
+            dict_put(in, settings, global->keys[i], global->items[i]);
     merge(in, settings, dict_value(global, *command), 0);   /* `--config all.yaml fit`: its fit: section */
     uint32_t from = at < w.n ? at + 1 : w.n;
     merge(in, settings, read_settings(in, (Words){w.v + from, w.n - from, w.source}, &pos), 0);

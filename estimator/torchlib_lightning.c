@@ -44,7 +44,7 @@ static AVal *trainer(Interp *in, AVal *settings)
         obj_set(in, t->obj, settings->keys[i], settings->items[i]);
     DType ac, w;
     precision_autocast(obj_get(t->obj, "precision"), &ac, &w);
-    if (w != DT_F32)
+    if (w != DT_F32 && !in->no_autocast && !in->force_autocast)   /* --precision fp32 / amp: fp32 weights */
         in->tr->weight_dtype = w;
     int64_t acc;
     if (av_int_of(obj_get(t->obj, "accumulate_grad_batches"), &acc) && acc > 1)
@@ -155,6 +155,10 @@ static AVal *fit_step(Interp *in, Obj *tr_obj, AVal *model, AVal *loader, AVal *
         in->seen_batch = first->dim[0];
     DType ac = DT_BF16, w;
     bool autocast = precision_autocast(obj_get(tr_obj, "precision"), &ac, &w) && !in->no_autocast;
+    if (in->force_autocast) {   /* --precision amp, Accelerate's mixed precision */
+        autocast = true;
+        ac = in->force_autocast_dtype;
+    }
     Trace *tr = in->tr;
     bool was_training = tr->training, was_on = tr->autocast_on;
     DType was_dt = tr->autocast;
@@ -220,10 +224,16 @@ AVal *lightning_cli(Interp *in, Args *a)
     AVal *s = lightning_settings(in, w, run, &command);
     if (interp_error(in))
         return av_unknown(in);
+    const char *script = in->script_path ? in->script_path : "SCRIPT";
+    bool known = eq(command, "fit") || eq(command, "validate") || eq(command, "test") || eq(command, "predict");
+    if (command && !known) {
+        refuse(in, arena_printf(in->a, "'%s' is not a LightningCLI sub-command (fit, validate, test, predict): "
+                                       "`pfc estimate %s -- fit ...` estimates the training step", command, script));
+        return av_unknown(in);
+    }
     if (command && !eq(command, "fit")) {
         refuse(in, arena_printf(in->a, "LightningCLI runs '%s', which trains nothing: pfc estimates the "
-                                       "training step of `pfc estimate %s -- fit ...`",
-                                command, in->script_path ? in->script_path : "SCRIPT"));
+                                       "training step of `pfc estimate %s -- fit ...`", command, script));
         return av_unknown(in);
     }
     if (!model_cls || (model_cls->k != AV_CLASS && model_cls->k != AV_FUNC)) {

@@ -124,3 +124,7 @@ echo "--- 6. a --config before the command gives its fit: section: h 2048: 512*2
 show proj/cli.py -- --config all.yaml fit
 echo "--- 7. a sub-command that trains nothing"
 show proj/cli.py -- test
+echo "--- 8. an option's value before the command is not the command: batch 2, 262,912 params"
+show proj/cli.py -- --data.batch_size 2 fit
+echo "--- 9. a word that is no sub-command"
+show proj/cli.py -- train
