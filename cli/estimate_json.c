@@ -145,7 +145,7 @@ static void inputs(Buf *b, const Estimate *e, const EstimateConfig *c)
     str_or_null(b, e->autocast_dtype >= 0 ? dtype_word(e->autocast_dtype) : NULL);
     buf_puts(b, "}");
     key(b, "optimizer", true);
-    str_or_null(b, e->training ? c->optimizer_name : NULL);
+    str_or_null(b, !e->training ? NULL : e->optimizer_name ? e->optimizer_name : c->optimizer_name);
     buf_printf(b, ", \"gradient_checkpointing\": %s", c->grad_checkpointing ? "true" : "false");
     key(b, "attention", true);
     str_or_null(b, !e->hf ? NULL : c->eager_attention ? "eager" : "sdpa");
@@ -162,7 +162,8 @@ static void inputs(Buf *b, const Estimate *e, const EstimateConfig *c)
     count_or_null(b, e->seq);
     key(b, "image_size", true);
     count_or_null(b, e->image_size);
-    buf_printf(b, ", \"gradient_accumulation\": %lld},\n", (long long)(c->accumulation > 0 ? c->accumulation : 1));
+    int64_t acc = e->accumulation > c->accumulation ? e->accumulation : c->accumulation;
+    buf_printf(b, ", \"gradient_accumulation\": %lld},\n", (long long)(acc > 0 ? acc : 1));
 }
 
 /* ---- verdict, assumptions, remedies, error -------------------------------------------- */

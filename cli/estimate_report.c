@@ -102,8 +102,9 @@ static void config_line(Buf *b, const Estimate *e, const EstimateConfig *c)
         buf_printf(b, " (bitsandbytes %d-bit)", c->quant_bits);
     if (e->autocast_dtype >= 0)
         buf_printf(b, " + %s autocast", dtype_word(e->autocast_dtype));
-    if (e->training && c->optimizer_name)
-        buf_printf(b, " · %s", c->optimizer_name);
+    const char *optimizer = e->optimizer_name ? e->optimizer_name : c->optimizer_name;
+    if (e->training && optimizer)
+        buf_printf(b, " · %s", optimizer);
     buf_printf(b, "%s", e->training ? "" : " · evaluation");
     if (e->batch)
         buf_printf(b, " · batch %lld", (long long)e->batch);
@@ -111,8 +112,9 @@ static void config_line(Buf *b, const Estimate *e, const EstimateConfig *c)
         buf_printf(b, " · seq %lld", (long long)e->seq);
     if (e->image_size)
         buf_printf(b, " · image %lld", (long long)e->image_size);
-    if (c->accumulation > 1)
-        buf_printf(b, " · accumulation %lld", (long long)c->accumulation);
+    int64_t acc = e->accumulation > c->accumulation ? e->accumulation : c->accumulation;
+    if (acc > 1)
+        buf_printf(b, " · accumulation %lld", (long long)acc);
     if (c->grad_checkpointing)
         buf_puts(b, " · gradient checkpointing");
     if (e->hf)

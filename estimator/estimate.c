@@ -44,16 +44,21 @@ static void assume(EstimateConfig *cfg, Arena *a, const char *s) { VEC_PUSH(a, c
 
 /* ---- reading the configuration ----------------------------------------------------------- */
 
-/* Constant keyword arguments are read through a small interpreter of their own. */
+/* Constant keyword arguments are read through a small interpreter of their
+ * own; or, for an object the estimate's interpretation made (an optimizer
+ * a framework built while the step ran), from its attributes. */
 typedef struct KwReader {
     Reader *r;
     Interp *in;
     int fi;
     const IrValue *call;
+    Obj *given;
 } KwReader;
 
 static AVal *kw(const KwReader *k, const char *name)
 {
+    if (k->given)
+        return obj_get(k->given, name);
     for (uint32_t i = 1; k->call->kwnames && i < k->call->nargs; i++)
         if (k->call->kwnames[i] && strcmp(str_of(k->r, k->call->kwnames[i]), name) == 0)
             return interp_eval(k->in, k->fi, k->call->args[i]);
@@ -167,6 +172,16 @@ static void read_optimizer(Reader *r, const KwReader *k, const char *q)
     cfg->foreach_off = bnb || !kw_true(k, "foreach", true);
     if (cfg->optimizer == OPT_ADAM8BIT)
         cfg->state_slots = strstr(leaf, "Lion") ? 1 : 2;
+}
+
+void estimate_step_optimizer(Syntax *s, const Ir *ir, EstimateConfig *cfg, Obj *o)
+{
+    AVal *cls = obj_get(o, "__class__");
+    if (!cls || cls->k != AV_STR || cfg->optimizer != OPT_NONE)
+        return;
+    Reader r = {s, ir, cfg, 0, 0, 0, false, false};
+    KwReader k = {&r, NULL, 0, NULL, o};
+    read_optimizer(&r, &k, cls->s);
 }
 
 /* TrainingArguments(optim=): adamw_torch(_fused), adamw_bnb_8bit,
@@ -497,13 +512,39 @@ static void read_lora_dropout(Reader *r, const IrValue *call, double p)
                                                 "(nn.Dropout raises for p > 1)", line, p);
 }
 
+/* Lightning's Trainer(precision=, accumulate_grad_batches=, strategy=): a
+ * "16-true" / "bf16-true" precision keeps the weights in 16 bits (the mixed
+ * ones autocast the step, which the interpretation applies); "ddp", "fsdp"
+ * and "deepspeed_stage_N" shard as those do. */
+static void read_lightning_trainer(EstimateConfig *cfg, const KwReader *k)
+{
+    const char *p = kw_str(k, "precision");
+    if (p && (strcmp(p, "bf16-true") == 0 || strcmp(p, "16-true") == 0)) {
+        cfg->weight_bytes = 2;
+        cfg->weight_fp16 = p[0] == '1';
+    }
+    int64_t n;
+    if (kw_int(k, "accumulate_grad_batches", &n) && n > 1)
+        cfg->accumulation = n;
+    const char *st = kw_str(k, "strategy");
+    if (!st)
+        return;
+    cfg->distributed = true;
+    if (strncmp(st, "ddp", 3) == 0)
+        cfg->shard = SHARD_DDP;
+    else if (strcmp(st, "fsdp") == 0)
+        cfg->shard = SHARD_FSDP;
+    else if (strncmp(st, "deepspeed_stage_", 16) == 0)
+        cfg->shard = st[16] == '1' ? SHARD_ZERO1 : st[16] == '2' ? SHARD_ZERO2 : st[16] == '3' ? SHARD_ZERO3 : cfg->shard;
+}
+
 static void read_call(Reader *r, Interp *in, int fi, const IrValue *v)
 {
     EstimateConfig *cfg = r->cfg;
     const IrFunction *f = &r->ir->funcs.v[fi];
     const IrValue *callee = &f->values.v[v->args[0]];
     uint32_t q = callee->qual;
-    KwReader k = {r, in, fi, v};
+    KwReader k = {r, in, fi, v, NULL};
     const char *qs = str_of(r, q);
     if (q && qual_ends(r, q, ".from_pretrained") && (qual_starts(r, q, "transformers.") || qual_starts(r, q, "peft."))) {
         const char *impl = kw_str(&k, "attn_implementation");
@@ -530,6 +571,9 @@ static void read_call(Reader *r, Interp *in, int fi, const IrValue *v)
             cfg->fused = true;
             cfg->optimizer_name = "adamw_torch_fused (the Trainer's default)";
         }
+    } else if (q && (qual_starts(r, q, "lightning.") || qual_starts(r, q, "pytorch_lightning.")) &&
+               qual_ends(r, q, ".Trainer")) {
+        read_lightning_trainer(cfg, &k);
     } else if (qual_is(r, q, "accelerate.Accelerator")) {
         /* prepare() wraps the model's forward in autocast */
         const char *mp = kw_str(&k, "mixed_precision");
@@ -601,7 +645,7 @@ static void read_load_dtype(Reader *r, Interp *in, int fi, const IrValue *v)
     const IrValue *callee = &f->values.v[v->args[0]];
     if (!callee->qual || !qual_ends(r, callee->qual, ".from_pretrained"))
         return;
-    KwReader k = {r, in, fi, v};
+    KwReader k = {r, in, fi, v, NULL};
     AVal *dt = kw(&k, "torch_dtype");
     if (!dt)
         dt = kw(&k, "dtype");

@@ -106,12 +106,21 @@ typedef struct Estimate {
     uint32_t ops_traced;          /* tensor ops the step was followed through */
     uint32_t ops_assumed;         /* of them, ops pfc does not model (taken as elementwise) */
     uint32_t error_line;          /* a refusal: the line of the call that caused it (0: none) */
+    int64_t accumulation;         /* the gradient accumulation the phases used: the
+                                     configuration's, the loop's or a framework's */
+    const char *optimizer_name;   /* the step's optimizer when the interpretation found it (a
+                                     framework's configure_optimizers); NULL: the configuration's */
 } Estimate;
 
 /* Reads the configuration; always succeeds (what it cannot see it assumes;
  * a configuration file it cannot read sets cfg->refusal). cfg->script_path
  * is kept: a DeepSpeed JSON named in the script is read beside it. */
 void estimate_read(Syntax *s, const Ir *ir, EstimateConfig *cfg);
+
+/* The optimizer a framework built while the step was interpreted (an
+ * NN_OPTIMIZER object with __class__ and its keywords: Lightning's
+ * configure_optimizers), when the script's reading found none. */
+void estimate_step_optimizer(Syntax *s, const Ir *ir, EstimateConfig *cfg, Obj *o);
 
 /* What each sharding mode splits over the ranks (one definition for the
  * phases and the backward's gradients). */

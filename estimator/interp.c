@@ -609,32 +609,160 @@ static AVal *run_function(Interp *in, int fi, AVal *self, Args *a)
     return r;
 }
 
-/* A method of an in-file class (or its in-file bases). */
-static int find_method(Interp *in, int cls, const char *name)
+/* A function or class definition: the value names it by index. */
+static AVal *definition(Interp *in, AKind k, uint32_t index)
 {
-    for (int guard = 0; cls >= 0 && guard < 16; guard++) {
-        const IrClass *c = &in->ir->classes.v[cls];
-        for (uint32_t i = 0; i < c->methods.n; i++)
-            if (strcmp(in_name(in, in->ir->funcs.v[c->methods.v[i]].name), name) == 0)
-                return c->methods.v[i];
-        int next = -1;
-        for (uint32_t i = 0; i < c->bases.n && next < 0; i++)
-            for (uint32_t k = 0; k < in->ir->classes.n; k++)
-                if (in->ir->classes.v[k].name == c->bases.v[i])
-                    next = (int)k;
-        cls = next;
+    AVal *r = av_new(in, k);
+    r->fn = (int)index;
+    r->mod = in->mod;
+    return r;
+}
+
+/* ---- classes of the project ------------------------------------------------------------ */
+
+static AVal *imported(Interp *in, const char *q);
+static AVal *star_imported(Interp *in, const char *name);
+
+/* A class of the project: the module that defines it, its index there. */
+typedef struct ClassRef {
+    InterpModule *mod;
+    int cls;
+} ClassRef;
+
+/* Base i of class c as c's module names it: a class of that module, one
+ * imported from another module of the project, or (cls -1) a library
+ * class such as nn.Module, whose methods pfc models elsewhere. */
+static ClassRef base_class(Interp *in, ClassRef c, uint32_t i)
+{
+    InterpModule *back = enter_module(in, c.mod);
+    uint32_t id = in->ir->classes.v[c.cls].bases.v[i];
+    const char *name = in_name(in, id);
+    ClassRef r = {NULL, -1};
+    for (uint32_t k = 0; k < in->ir->classes.n && r.cls < 0; k++)
+        if (in->ir->classes.v[k].name == id)
+            r = (ClassRef){in->mod, (int)k};
+    if (r.cls < 0) {   /* `from layers import Base`, `import layers`, a star import */
+        AVal *v = strchr(name, '.') ? imported(in, name) : star_imported(in, name);
+        if (v && v->k == AV_CLASS)
+            r = (ClassRef){v->mod, v->fn};
+    }
+    enter_module(in, back);
+    return r;
+}
+
+/* c and its project bases in method resolution order: depth first, left to
+ * right, each class once (Python's C3 order wherever no two bases share a
+ * base of the project). Returns the count, at most cap. */
+static uint32_t linearize(Interp *in, ClassRef c, ClassRef *out, uint32_t n, uint32_t cap)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (out[i].mod == c.mod && out[i].cls == c.cls)
+            return n;
+    if (n == cap)
+        return n;
+    out[n++] = c;
+    uint32_t nbases = c.mod->ir->classes.v[c.cls].bases.n;
+    for (uint32_t i = 0; i < nbases; i++) {
+        ClassRef b = base_class(in, c, i);
+        if (b.cls >= 0)
+            n = linearize(in, b, out, n, cap);
+    }
+    return n;
+}
+
+#define MRO_MAX 16
+
+static uint32_t mro_of(Interp *in, const Obj *o, ClassRef *out)
+{
+    return o->cls >= 0 ? linearize(in, (ClassRef){o->mod, o->cls}, out, 0, MRO_MAX) : 0;
+}
+
+/* Method `name` of class c itself (its module current), or -1. */
+static int own_method(Interp *in, int cls, const char *name)
+{
+    const IrClass *c = &in->ir->classes.v[cls];
+    for (uint32_t i = 0; i < c->methods.n; i++)
+        if (strcmp(in_name(in, in->ir->funcs.v[c->methods.v[i]].name), name) == 0)
+            return c->methods.v[i];
+    return -1;
+}
+
+/* The first class of mro[from..n) that defines method `name`: its module
+ * in *mod; -1 if none does. */
+static int find_method(Interp *in, const ClassRef *mro, uint32_t from, uint32_t n, const char *name,
+                       InterpModule **mod)
+{
+    for (uint32_t i = from; i < n; i++) {
+        InterpModule *back = enter_module(in, mro[i].mod);
+        int m = own_method(in, mro[i].cls, name);
+        enter_module(in, back);
+        if (m >= 0) {
+            *mod = mro[i].mod;
+            return m;
+        }
     }
     return -1;
 }
 
 AVal *run_method(Interp *in, AVal *self, const char *name, Args *a, bool *found)
 {
-    InterpModule *back = enter_module(in, self && self->k == AV_OBJECT ? self->obj->mod : NULL);
-    int m = self && self->k == AV_OBJECT ? find_method(in, self->obj->cls, name) : -1;
+    ClassRef mro[MRO_MAX];
+    uint32_t n = self && self->k == AV_OBJECT ? mro_of(in, self->obj, mro) : 0;
+    InterpModule *mod = NULL;
+    int m = find_method(in, mro, 0, n, name, &mod);
     *found = m >= 0;
-    AVal *r = m >= 0 ? run_function(in, m, self, a) : av_unknown(in);
+    if (m < 0)
+        return av_unknown(in);
+    InterpModule *back = enter_module(in, mod);
+    AVal *r = run_function(in, m, self, a);
     enter_module(in, back);
     return r;
+}
+
+static AVal *bound_method(Interp *in, InterpModule *mod, int fn, AVal *self)
+{
+    AVal *f = av_new(in, AV_FUNC);
+    f->fn = fn;
+    f->mod = mod;
+    f->self = self;
+    return f;
+}
+
+/* super() in a method of class C, or super(C, self): stands for self with
+ * attribute lookup starting after C in self's method resolution order. */
+static AVal *super_of(Interp *in, Frame *fr, Args *a)
+{
+    const IrFunction *f = &in->ir->funcs.v[fr->fi];
+    AVal *cls = args_get(a, 0, NULL), *self = args_get(a, 1, NULL);
+    if (!cls && f->class_index >= 0 && f->params.n) {
+        cls = definition(in, AV_CLASS, (uint32_t)f->class_index);
+        self = eval(in, fr, f->params.v[0]);
+    }
+    if (!cls || cls->k != AV_CLASS || !self || self->k != AV_OBJECT || self->obj->cls < 0)
+        return av_unknown(in);
+    AVal *s = av_new(in, AV_SUPER);
+    s->self = self;
+    s->fn = cls->fn;
+    s->mod = cls->mod;
+    return s;
+}
+
+/* super().name: a method of the classes after C; nn.Module's own methods
+ * (its __init__ sets up nothing pfc counts) when no class of the project
+ * defines it. */
+static AVal *super_attr(Interp *in, AVal *sup, const char *name)
+{
+    ClassRef mro[MRO_MAX];
+    uint32_t n = mro_of(in, sup->self->obj, mro), from = n;
+    for (uint32_t i = 0; i < n; i++)
+        if (mro[i].mod == sup->mod && mro[i].cls == sup->fn)
+            from = i + 1;
+    InterpModule *mod = NULL;
+    int m = find_method(in, mro, from, n, name, &mod);
+    if (m >= 0)
+        return bound_method(in, mod, m, sup->self);
+    return strcmp(name, "__init__") == 0 ? av_qual(in, "builtins.object.__init__")
+                                         : attr_of_value(in, sup->self, name);
 }
 
 static bool class_has_decorator(Interp *in, int cls, const char *name)
@@ -695,16 +823,20 @@ typedef struct FieldInit {
     Obj *obj;
     Args *args;
     int body;
-    uint32_t pos;
 } FieldInit;
 
+/* A field keeps the place its first definition gave it (a base's field
+ * that a subclass redefines takes the subclass's default), as dataclasses
+ * order the __init__ parameters. */
 static void init_field(Interp *in, void *ctx, const char *name, uint32_t value)
 {
     FieldInit *fi = ctx;
+    uint32_t pos = 0;
+    while (pos < fi->obj->nattr && strcmp(fi->obj->names[pos], name) != 0)
+        pos++;
     AVal *v = args_get(fi->args, -1, name);
     if (!v)
-        v = args_get(fi->args, (int)fi->pos, NULL);
-    fi->pos++;
+        v = args_get(fi->args, (int)pos, NULL);
     if (!v && value != UINT32_MAX && fi->body >= 0) {
         ValueId dv = value_for_node(in, fi->body, value);
         v = dv ? eval(in, demand_frame(in, fi->body), dv) : NULL;
@@ -712,15 +844,17 @@ static void init_field(Interp *in, void *ctx, const char *name, uint32_t value)
     obj_set(in, fi->obj, name, v ? v : av_unknown(in));
 }
 
-static bool class_is_dataset(Interp *in, int cls)
+/* A dataclass's fields: those of its dataclass bases first, then its own. */
+static void init_dataclass(Interp *in, Obj *o, const ClassRef *mro, uint32_t n, Args *a)
 {
-    const IrClass *c = &in->ir->classes.v[cls];
-    for (uint32_t i = 0; i < c->bases.n; i++) {
-        const char *b = in_name(in, c->bases.v[i]);
-        if (strstr(b, "Dataset"))
-            return true;
+    for (uint32_t i = n; i-- > 0;) {
+        InterpModule *back = enter_module(in, mro[i].mod);
+        if (class_has_decorator(in, mro[i].cls, "dataclass")) {
+            FieldInit fi = {o, a, class_body(in, mro[i].cls)};
+            class_fields(in, mro[i].cls, init_field, &fi);
+        }
+        enter_module(in, back);
     }
-    return false;
 }
 
 static AVal *instantiate(Interp *in, int cls, Args *a)
@@ -728,15 +862,16 @@ static AVal *instantiate(Interp *in, int cls, Args *a)
     AVal *self = av_obj(in, NN_NONE);
     self->obj->cls = cls;
     self->obj->mod = in->mod;
-    self->obj->is_module = in->ir->classes.v[cls].is_module;
+    ClassRef mro[MRO_MAX];
+    uint32_t n = mro_of(in, self->obj, mro);
+    for (uint32_t i = 0; i < n; i++)   /* a base in another module may be the nn.Module */
+        self->obj->is_module |= mro[i].mod->ir->classes.v[mro[i].cls].is_module;
     if (class_has_decorator(in, cls, "dataclass")) {
-        FieldInit fi = {self->obj, a, class_body(in, cls), 0};
-        class_fields(in, cls, init_field, &fi);
+        init_dataclass(in, self->obj, mro, n, a);
         return self;
     }
     bool found;
     run_method(in, self, "__init__", a, &found);
-    (void)class_is_dataset;
     return self;
 }
 
@@ -756,21 +891,15 @@ static void find_class_attr(Interp *in, void *ctx, const char *name, uint32_t va
     }
 }
 
-/* A method or class attribute of an in-file object's class, or NULL: run
- * in the module that defines the class. */
-static AVal *class_attr(Interp *in, AVal *self, const char *name)
+/* A method or class attribute of class cls (its module current), or NULL. */
+static AVal *own_attr(Interp *in, int cls, AVal *self, const char *name)
 {
-    int m = find_method(in, self->obj->cls, name);
-    if (m >= 0) {
-        AVal *f = av_new(in, AV_FUNC);
-        f->fn = m;
-        f->mod = in->mod;
-        f->self = self;
-        return f;
-    }
+    int m = own_method(in, cls, name);
+    if (m >= 0)
+        return bound_method(in, in->mod, m, self);
     ClassAttr ca = {name, 0, false};
-    class_fields(in, self->obj->cls, find_class_attr, &ca);
-    int body = class_body(in, self->obj->cls);
+    class_fields(in, cls, find_class_attr, &ca);
+    int body = class_body(in, cls);
     if (ca.found && body >= 0) {
         ValueId dv = value_for_node(in, body, ca.value);
         if (dv)
@@ -779,19 +908,29 @@ static AVal *class_attr(Interp *in, AVal *self, const char *name)
     return NULL;
 }
 
+/* A method or class attribute of an in-file object's class or its bases,
+ * in resolution order, or NULL: evaluated in the module defining it. */
+static AVal *class_attr(Interp *in, AVal *self, const char *name)
+{
+    ClassRef mro[MRO_MAX];
+    uint32_t n = mro_of(in, self->obj, mro);
+    AVal *v = NULL;
+    for (uint32_t i = 0; i < n && !v; i++) {
+        InterpModule *back = enter_module(in, mro[i].mod);
+        v = own_attr(in, mro[i].cls, self, name);
+        enter_module(in, back);
+    }
+    return v;
+}
+
 /* obj.name for an in-file object: instance attribute, method, class attribute. */
 static AVal *object_attr(Interp *in, AVal *self, const char *name)
 {
     AVal *v = obj_get(self->obj, name);
     if (v)
         return v;
-    if (self->obj->cls >= 0) {
-        InterpModule *back = enter_module(in, self->obj->mod);
-        v = class_attr(in, self, name);
-        enter_module(in, back);
-        if (v)
-            return v;
-    }
+    if (self->obj->cls >= 0 && (v = class_attr(in, self, name)))
+        return v;
     return attr_of_value(in, self, name);
 }
 
@@ -1225,13 +1364,10 @@ static void factory_unread(Interp *in, uint32_t node, const char *module, const 
 {
     if (in->factory_unread)
         return;
-    const char *script = in->script_path ? in->script_path : "SCRIPT";
-    in->factory_unread =
-        key->k == AV_UNKNOWN && key->origin
-            ? at_node(in, node, arena_printf(in->a, "%s picks the model by the required option %s, which has "
-                                                      "no default: give it as `pfc estimate %s -- %s NAME`",
-                                               module, key->origin, script, key->origin))
-            : at_node(in, node, arena_printf(in->a, "%s picks the model by a name pfc cannot read", module));
+    const char *what = arena_printf(in->a, "the name %s picks the model by", module);
+    in->factory_unread = at_node(in, node, key->k == AV_UNKNOWN && key->origin
+                                               ? missing_config(in, what, key)
+                                               : arena_printf(in->a, "%s is not a value pfc can read", what));
 }
 
 void interp_factory_unread_at(Interp *in, const char *module, const AVal *key)
@@ -1360,7 +1496,10 @@ void for_each_call_on(Interp *in, const char *name, const Obj *obj,
                 continue;
             Args a;
             call_args(in, fr, c, &a);
+            uint32_t outer = in->cur_node;
+            in->cur_node = c->node;   /* the call's line, for what fn records */
             fn(in, ctx, &a);
+            in->cur_node = outer;
         }
     }
 }
@@ -1435,7 +1574,7 @@ static AVal *resized(Interp *in, AVal *x)
     return av_tensor_new(in, (DType)x->dtype, x->nd, dim, x->gpu);
 }
 
-static void prepare_model_call(Interp *in, AVal *model, Args *a)
+void step_model(Interp *in, AVal *model)
 {
     in->model_called = true;
     if (model->obj->cls >= 0) {
@@ -1448,6 +1587,11 @@ static void prepare_model_call(Interp *in, AVal *model, Args *a)
         in->model_class = "nn.Sequential";
     else if (model->obj->nn < NN_HF)
         in->model_class = "a torch.nn module";
+}
+
+static void prepare_model_call(Interp *in, AVal *model, Args *a)
+{
+    step_model(in, model);
     bool tensor = false;
     for (uint32_t i = 0; i < a->n; i++) {
         a->v[i] = resized(in, a->v[i]);
@@ -1467,6 +1611,8 @@ static AVal *call(Interp *in, Frame *fr, ValueId v)
     AVal *callee = eval(in, fr, x->args[0]);
     Args a;
     call_args(in, fr, x, &a);
+    if (callee->k == AV_QUAL && strcmp(callee->s, "builtins.super") == 0)
+        return super_of(in, fr, &a);   /* it needs the calling method's class and self */
     uint32_t outer = in->cur_node, outer_site = in->tr->site;
     in->cur_node = in->tr->site = x->node;
     AVal *r = call_dispatch(in, fr, x, callee, &a);
@@ -1637,16 +1783,84 @@ static AVal *star_imported(Interp *in, const char *name)
     return NULL;
 }
 
-/* A parameter of a function evaluated on demand: the argument at a call
- * site of the function in the file (the first one found). */
+/* The library a call hands components to: fire.Fire, jsonargparse's CLI. */
+static EntryKind entry_library(Interp *in, const IrFunction *g, const IrValue *c)
+{
+    const IrValue *callee = &g->values.v[c->args[0]];
+    const char *q = callee->qual ? in_name(in, callee->qual) : "";
+    if (strcmp(q, "fire.Fire") == 0)
+        return ENTRY_FIRE;
+    if (strcmp(q, "jsonargparse.CLI") == 0 || strcmp(q, "jsonargparse.auto_cli") == 0)
+        return ENTRY_JSONARGPARSE;
+    return ENTRY_PLAIN;
+}
+
+/* Whether the components value comp is function fi, or holds it (a list:
+ * the command is its name; a dict: its key). */
+static bool is_component(Interp *in, AVal *comp, int fi, const char **command)
+{
+    if (comp->k == AV_FUNC)
+        return comp->fn == fi && comp->mod == in->mod;
+    for (uint32_t i = 0; (comp->k == AV_SEQ || comp->k == AV_DICT) && i < comp->n; i++)
+        if (comp->items[i]->k == AV_FUNC && comp->items[i]->fn == fi && comp->items[i]->mod == in->mod) {
+            *command = comp->k == AV_DICT ? comp->keys[i] : in_name(in, in->ir->funcs.v[fi].name);
+            return true;
+        }
+    return false;
+}
+
+/* Function fi as the command line reaches it: its parameters, and the
+ * fire.Fire / CLI call that hands it over, if one does. */
+static EntryPoint entry_point(Interp *in, int fi)
+{
+    const IrFunction *f = &in->ir->funcs.v[fi];
+    EntryPoint e = {ENTRY_PLAIN, in_name(in, f->name), NULL, {0}, {0}, 0};
+    for (uint32_t i = 0; i < f->params.n && e.n < ARGS_MAX; i++) {
+        const IrValue *p = &f->values.v[f->params.v[i]];
+        const Node *pn = syn_node(in->S, p->node);
+        e.params[e.n] = in_name(in, p->name);
+        e.has_default[e.n++] = node_token(in->S, pn, T_EQUAL) != NULL;
+    }
+    for (uint32_t gi = 0; gi < in->ir->funcs.n; gi++) {
+        const IrFunction *g = &in->ir->funcs.v[gi];
+        for (uint32_t i = 1; i < g->values.n; i++) {
+            const IrValue *c = &g->values.v[i];
+            EntryKind kind = c->op == IR_CALL && c->nargs > 1 ? entry_library(in, g, c) : ENTRY_PLAIN;
+            if (kind == ENTRY_PLAIN)
+                continue;
+            AVal *comp = eval(in, demand_frame(in, (int)gi), c->args[1]);
+            if (is_component(in, comp, fi, &e.command)) {
+                e.kind = kind;
+                return e;
+            }
+        }
+    }
+    return e;
+}
+
+/* The index of parameter p among e's (its position in f's params). */
+static uint32_t param_slot(const IrFunction *f, const IrValue *p)
+{
+    for (uint32_t i = 0; i < f->params.n; i++)
+        if (&f->values.v[f->params.v[i]] == p)
+            return i;
+    return 0;
+}
+
 /* A parameter no call passes gets its default (evaluated where the
  * function is defined). A function that nothing in the file calls is an
- * entry point (fire.Fire(main), jsonargparse's CLI(main)): the command
- * line's --name comes first, and its defaults are the configuration. */
-static AVal *param_default(Interp *in, const IrFunction *f, const IrValue *p, bool entry)
+ * entry point (fire.Fire(main), jsonargparse's CLI(main)): the words
+ * after `--` come first (entry_argument), and its defaults are the
+ * configuration. */
+static AVal *param_default(Interp *in, int fi, const IrValue *p, bool entry)
 {
-    const char *name = in_name(in, p->name);
-    AVal *given = entry ? script_value(in, name) : NULL;
+    const IrFunction *f = &in->ir->funcs.v[fi];
+    const char *cli = NULL;
+    AVal *given = NULL;
+    if (entry) {
+        EntryPoint e = entry_point(in, fi);
+        given = entry_argument(in, &e, param_slot(f, p), &cli);
+    }
     const Node *pn = syn_node(in->S, p->node);
     if (given || !node_token(in->S, pn, T_EQUAL) || f->parent < 0)
         return given ? given : av_unknown(in);
@@ -1656,10 +1870,64 @@ static AVal *param_default(Interp *in, const IrFunction *f, const IrValue *p, bo
     if (entry && v && v->k == AV_STR) {
         uint32_t line, col;
         syntax_line_col(in->S, node_start(in->S, pn), &line, &col);
-        v = av_str(in, v->s);
-        v->origin = arena_printf(in->a, "%s()'s default, line %u", in_name(in, f->name), line);
+        v = config_value(in, v, arena_printf(in->a, "%s()'s default, line %u", in_name(in, f->name), line), cli);
     }
     return v ? v : av_unknown(in);
+}
+
+/* Whether value v of g names function `name` (a global or a def). */
+static bool names_function(Interp *in, const IrFunction *g, ValueId v, uint32_t name)
+{
+    const IrValue *x = &g->values.v[ir_resolve(g, v)];
+    return (x->op == IR_GLOBAL && x->name == name) ||
+           (x->op == IR_FUNC && in->ir->funcs.v[x->index].name == name);
+}
+
+/* The keyword under which `p.set_defaults(func=name)` registers the
+ * function, so that `args.func(args)` calls it (argparse's sub-command
+ * dispatch); 0 if none does. */
+static uint32_t registered_key(Interp *in, uint32_t name)
+{
+    for (uint32_t fi = 0; fi < in->ir->funcs.n; fi++) {
+        const IrFunction *g = &in->ir->funcs.v[fi];
+        for (uint32_t i = 1; i < g->values.n; i++) {
+            const IrValue *c = &g->values.v[i];
+            if (c->op != IR_CALL || !c->kwnames || g->values.v[c->args[0]].op != IR_ATTR ||
+                strcmp(in_name(in, g->values.v[c->args[0]].name), "set_defaults") != 0)
+                continue;
+            for (uint32_t k = 1; k < c->nargs; k++)
+                if (c->kwnames[k] && names_function(in, g, c->args[k], name))
+                    return c->kwnames[k];
+        }
+    }
+    return 0;
+}
+
+/* A call of function `name` in the module: by its name, else through the
+ * attribute a set_defaults() registered it under. */
+static bool find_call_site(Interp *in, uint32_t name, int *fn, const IrValue **call)
+{
+    uint32_t key = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1 && !(key = registered_key(in, name)))
+            return false;
+        for (uint32_t fi = 0; fi < in->ir->funcs.n; fi++) {
+            const IrFunction *g = &in->ir->funcs.v[fi];
+            for (uint32_t i = 1; i < g->values.n; i++) {
+                const IrValue *c = &g->values.v[i];
+                if (c->op != IR_CALL || !c->nargs)
+                    continue;
+                const IrValue *callee = &g->values.v[c->args[0]];
+                if (pass == 0 ? callee->op == IR_GLOBAL && callee->name == name
+                              : callee->op == IR_ATTR && callee->name == key) {
+                    *fn = (int)fi;
+                    *call = c;
+                    return true;
+                }
+            }
+        }
+    }
+    return false;
 }
 
 static AVal *param_from_call_site(Interp *in, Frame *fr, const IrValue *p)
@@ -1670,23 +1938,14 @@ static AVal *param_from_call_site(Interp *in, Frame *fr, const IrValue *p)
     const Node *pn = syn_node(in->S, p->node);
     if (node_token(in->S, pn, T_DOUBLESTAR) || node_token(in->S, pn, T_STAR) || f->class_index >= 0)
         return av_unknown(in);
-    for (uint32_t fi = 0; fi < in->ir->funcs.n; fi++) {
-        const IrFunction *g = &in->ir->funcs.v[fi];
-        for (uint32_t i = 1; i < g->values.n; i++) {
-            const IrValue *c = &g->values.v[i];
-            if (c->op != IR_CALL || !c->nargs)
-                continue;
-            const IrValue *callee = &g->values.v[c->args[0]];
-            if (callee->op != IR_GLOBAL || callee->name != f->name)
-                continue;
-            Frame *cf = demand_frame(in, (int)fi);
-            Args a;
-            call_args(in, cf, c, &a);
-            AVal *arg = args_get(&a, (int)p->index, in_name(in, p->name));
-            return arg ? arg : param_default(in, f, p, false);
-        }
-    }
-    return param_default(in, f, p, true);
+    int fi;
+    const IrValue *c;
+    if (!find_call_site(in, f->name, &fi, &c))
+        return param_default(in, fr->fi, p, true);
+    Args a;
+    call_args(in, demand_frame(in, fi), c, &a);
+    AVal *arg = args_get(&a, (int)p->index, in_name(in, p->name));
+    return arg ? arg : param_default(in, fr->fi, p, false);
 }
 
 static AVal *global(Interp *in, const IrValue *x)
@@ -1741,6 +2000,8 @@ static AVal *attribute(Interp *in, Frame *fr, const IrValue *x)
     const char *name = in_name(in, x->name);
     if (base->k == AV_OBJECT && base->obj->nn == NN_NONE)
         return object_attr(in, base, name);
+    if (base->k == AV_SUPER)
+        return super_attr(in, base, name);
     if (base->k == AV_QUAL && !x->qual)
         return imported(in, arena_printf(in->a, "%s.%s", base->s, name));
     if (x->qual && base->k == AV_QUAL)
@@ -1764,15 +2025,6 @@ static AVal *unary(Interp *in, Frame *fr, const IrValue *x)
     if (tok == T_MINUS && a->k == AV_FLOAT)
         return av_float(in, -a->f);
     return tok == T_PLUS || a->k == AV_TENSOR ? a : av_unknown(in);
-}
-
-/* A function or class definition: the value names it by index. */
-static AVal *definition(Interp *in, AKind k, uint32_t index)
-{
-    AVal *r = av_new(in, k);
-    r->fn = (int)index;
-    r->mod = in->mod;
-    return r;
 }
 
 static AVal *store_attr(Interp *in, Frame *fr, const IrValue *x)

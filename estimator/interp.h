@@ -16,7 +16,7 @@
 typedef enum AKind {
     AV_UNKNOWN, AV_NONE, AV_BOOL, AV_INT, AV_FLOAT, AV_STR, AV_SEQ, AV_DICT, AV_SLICE,
     AV_TENSOR, AV_DTYPE, AV_DEVICE, AV_QUAL, AV_FUNC, AV_CLASS, AV_OBJECT, AV_BOUND,
-    AV_PARAM, AV_ELLIPSIS,
+    AV_PARAM, AV_ELLIPSIS, AV_SUPER,
 } AKind;
 
 typedef struct Obj Obj;
@@ -38,13 +38,16 @@ struct AVal {
     uint32_t n;            /* SEQ / DICT / SLICE items */
     AVal **items;
     const char **keys;     /* DICT keys */
-    int fn;                /* FUNC: function index; CLASS: class index */
-    InterpModule *mod;     /* FUNC / CLASS: the module whose IR fn indexes */
-    AVal *self;            /* FUNC bound to an instance; BOUND receiver */
+    int fn;                /* FUNC: function index; CLASS, SUPER: class index */
+    InterpModule *mod;     /* FUNC / CLASS / SUPER: the module whose IR fn indexes */
+    AVal *self;            /* FUNC bound to an instance; BOUND receiver; SUPER's instance */
     Obj *obj;              /* OBJECT */
     uint32_t param;        /* PARAM: trace parameter handle */
     const char *origin;    /* a configuration value: where it was read ("ModelArguments
-                              default, line 12"); UNKNOWN: the required option it lacks */
+                              default, line 12"); UNKNOWN: the required argument it lacks */
+    const char *cli;       /* a configuration value: the words after `pfc estimate SCRIPT --`
+                              that give it, NAME where the value goes ("--model NAME",
+                              "train MODEL_NAME"); NULL when none is known */
 };
 
 /* Library module kinds (torch.nn.*) and in-file instances share Obj. */
@@ -58,7 +61,8 @@ typedef enum NnKind {
 
 enum { OPAQUE_NO_GRAD = 1, OPAQUE_AUTOCAST = 2, OPAQUE_ENABLE_GRAD = 3, OPAQUE_TRAINER = 10,
        OPAQUE_ARGS = 11, OPAQUE_ARGPARSER = 12, OPAQUE_ACCELERATOR = 13, OPAQUE_TRANSFORM = 14,
-       OPAQUE_HFPARSER = 15, OPAQUE_FILE = 16 };
+       OPAQUE_HFPARSER = 15, OPAQUE_FILE = 16, OPAQUE_SUBPARSERS = 17, OPAQUE_PL_TRAINER = 18,
+       OPAQUE_PL_CLI = 19 };
 
 struct Obj {
     int cls;               /* class index in mod's IR, or -1 */

@@ -77,6 +77,11 @@ struct Interp {
     const char *factory_unread;             /* a model picked by a name pfc cannot read, or NULL */
     bool in_trainer;                        /* the Trainer's step is running */
     int64_t trainer_batch;                  /* its per-device batch */
+    /* what a framework's loop decided while the step ran, for the phases:
+     * its optimizer (an NN_OPTIMIZER object with __class__ and keywords,
+     * from Lightning's configure_optimizers) and gradient accumulation */
+    Obj *step_optimizer;
+    int64_t accumulation;
     /* the script's own command line (pfc estimate SCRIPT -- ARGS), where
      * the script lives (config files are relative to it), --model NAME */
     const char *const *script_args;
@@ -131,8 +136,37 @@ AVal *tensor_binop(Interp *in, int tok, AVal *x, AVal *y);
 AVal *tensor_subscript(Interp *in, AVal *x, AVal *idx);
 AVal *loader_batch(Interp *in, AVal *loader);
 void tie_weight(Interp *in, Obj *m, const char *name, AVal *v);
+/* A framework's loop is about to run model's step: the report names it. */
+void step_model(Interp *in, AVal *model);
 /* --key from the script's command line (after `--`) as a literal, noted as
  * read; NULL when not given. */
 AVal *script_value(Interp *in, const char *key);
+/* A string or unknown configuration value v, copied with where it came
+ * from (NULL: v's) and the words that give it (AVal.cli); other values
+ * as they are (torchlib_cli.c). */
+AVal *config_value(Interp *in, AVal *v, const char *origin, const char *cli);
+/* A function the script hands to a command-line library, or that nothing
+ * in the script calls: how the words give its parameters. fire and
+ * jsonargparse take `--name value` for any of them; fire also fills them in
+ * order from the other words, jsonargparse only those without a default
+ * (its positionals), and reads `--config FILE`. With several functions
+ * (CLI([train, test]), Fire({"train": train})) the word `command` chooses it. */
+typedef enum EntryKind { ENTRY_PLAIN, ENTRY_FIRE, ENTRY_JSONARGPARSE } EntryKind;
+typedef struct EntryPoint {
+    EntryKind kind;
+    const char *function;      /* its name, for messages */
+    const char *command;       /* NULL: the only one */
+    const char *params[ARGS_MAX];
+    bool has_default[ARGS_MAX];
+    uint32_t n;
+} EntryPoint;
+/* Parameter k's value from the words, an unknown naming it when it is
+ * required and missing, or NULL (its default holds); *cli gets the words
+ * that give it (torchlib_cli.c). */
+AVal *entry_argument(Interp *in, const EntryPoint *e, uint32_t k, const char **cli);
+/* "WHAT is the positional argument x, which the command line does not
+ * give: give it as `pfc estimate SCRIPT -- X`": the refusal for an unknown
+ * configuration value v that names what it lacks (its origin). */
+const char *missing_config(Interp *in, const char *what, const AVal *v);
 
 #endif

@@ -86,6 +86,19 @@ static bool timm_model(LibraryCtx *lc, Interp *in, AVal **args, const char **kw,
     return true;
 }
 
+/* The refusal for a model name the configuration leaves empty or
+ * unset: what the name is, and the words that give it. */
+static const char *name_missing(Interp *in, const AVal *name)
+{
+    if (name->k != AV_STR)
+        return arena_printf(in->a, "%s or `--model NAME`", missing_config(in, "from_pretrained's model name", name));
+    const char *from = arena_printf(in->a, "empty ('' from %s)", name->origin ? name->origin : "the script");
+    AVal why = *name;
+    why.origin = from;
+    return name->cli ? arena_printf(in->a, "%s or `--model NAME`", missing_config(in, "from_pretrained's model name", &why))
+                     : arena_printf(in->a, "from_pretrained's model name is %s: give it with `--model NAME`", from);
+}
+
 /* from_pretrained's name: the script's value (noted with where a
  * configuration gave it), else --model NAME; NULL with lc->error. */
 static const char *model_name(LibraryCtx *lc, Interp *in, AVal **args, const char **kw, uint32_t n)
@@ -94,7 +107,7 @@ static const char *model_name(LibraryCtx *lc, Interp *in, AVal **args, const cha
     for (uint32_t i = 0; i < n && !name; i++)
         if (!kw[i] || strcmp(kw[i], "pretrained_model_name_or_path") == 0)
             name = args[i];
-    if (name && name->k == AV_STR) {
+    if (name && name->k == AV_STR && *name->s) {
         if (name->origin && strcmp(name->origin, "the command line") != 0)   /* noted when read */
             interp_note(in, 0, arena_printf(in->a, "model name '%s' (%s)", name->s, name->origin));
         return name->s;
@@ -103,11 +116,8 @@ static const char *model_name(LibraryCtx *lc, Interp *in, AVal **args, const cha
         interp_note(in, 0, arena_printf(in->a, "model name '%s' (--model)", lc->cfg->model_override));
         return lc->cfg->model_override;
     }
-    if (name && name->k == AV_UNKNOWN && name->origin)
-        lc->error = arena_printf(in->a, "from_pretrained's model name is the required option %s, which has "
-                                        "no default: give it as `pfc estimate %s -- %s NAME` or "
-                                        "`--model NAME`", name->origin,
-                                 lc->cfg->script_path ? lc->cfg->script_path : "SCRIPT", name->origin);
+    if (name && (name->k == AV_STR || (name->k == AV_UNKNOWN && name->origin)))
+        lc->error = name_missing(in, name);
     else
         lc->error = "from_pretrained's model name is not a literal or a constant pfc can read "
                     "(--model NAME gives it)";

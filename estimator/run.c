@@ -36,11 +36,48 @@ static bool is_method_call(const Ir *ir, Syntax *s, const IrFunction *f, const I
 }
 
 
+static bool qual_has_prefix(Syntax *s, uint32_t qual, const char *prefix)
+{
+    uint32_t len;
+    const char *q = qual ? intern_str(&s->names, qual, &len) : NULL;
+    return q && len >= strlen(prefix) && memcmp(q, prefix, strlen(prefix)) == 0;
+}
+
+static bool is_lightning_qual(Syntax *s, uint32_t qual)
+{
+    return qual_has_prefix(s, qual, "lightning.") || qual_has_prefix(s, qual, "pytorch_lightning.");
+}
+
+/* Whether the script calls anything of Lightning's (a Trainer, LightningCLI). */
+static bool uses_lightning(Syntax *s, const Ir *ir)
+{
+    for (uint32_t fi = 0; fi < ir->funcs.n; fi++) {
+        const IrFunction *f = &ir->funcs.v[fi];
+        for (uint32_t i = 1; i < f->values.n; i++)
+            if (f->values.v[i].op == IR_CALL && f->values.v[i].nargs &&
+                is_lightning_qual(s, f->values.v[f->values.v[i].args[0]].qual))
+                return true;
+    }
+    return false;
+}
+
+/* A LightningCLI(...) call: the CLI runs the fit. */
+static bool is_lightning_cli(Syntax *s, const IrFunction *f, const IrValue *v)
+{
+    if (v->op != IR_CALL || !v->nargs || !is_lightning_qual(s, f->values.v[v->args[0]].qual))
+        return false;
+    uint32_t len;
+    const char *q = intern_str(&s->names, f->values.v[v->args[0]].qual, &len);
+    return len >= 12 && memcmp(q + len - 12, "LightningCLI", 12) == 0;
+}
+
 /* What the step computes: the receiver of backward(), the Trainer's
- * train(), or else the first call of the model (evaluation). */
+ * train() or a Lightning Trainer's fit(), LightningCLI(...), or else the
+ * first call of the model (evaluation). */
 static bool find_target(Syntax *s, const Ir *ir, Target *t)
 {
-    for (int pass = 0; pass < 3; pass++)
+    bool lightning = uses_lightning(s, ir);
+    for (int pass = 0; pass < 4; pass++)
         for (uint32_t fi = 0; fi < ir->funcs.n; fi++) {
             const IrFunction *f = &ir->funcs.v[fi];
             for (uint32_t i = 1; i < f->values.n; i++) {
@@ -55,12 +92,17 @@ static bool find_target(Syntax *s, const Ir *ir, Target *t)
                     *t = (Target){(int)fi, runner ? v->args[1] : f->values.v[v->args[0]].args[0], i, true};
                     return true;
                 }
-                if (pass == 1 && is_method_call(ir, s, f, v, "train") &&
-                    !(f->values.v[f->values.v[v->args[0]].args[0]].roles & ROLE_MODEL)) {
+                if (pass == 1 && ((is_method_call(ir, s, f, v, "train") &&
+                                   !(f->values.v[f->values.v[v->args[0]].args[0]].roles & ROLE_MODEL)) ||
+                                  (lightning && v->nargs > 1 && is_method_call(ir, s, f, v, "fit")))) {
                     *t = (Target){(int)fi, i, i, true};
                     return true;
                 }
-                if (pass == 2 && v->op == IR_CALL && v->nargs &&
+                if (pass == 2 && is_lightning_cli(s, f, v)) {
+                    *t = (Target){(int)fi, i, i, true};
+                    return true;
+                }
+                if (pass == 3 && v->op == IR_CALL && v->nargs &&
                     (f->values.v[v->args[0]].roles & ROLE_MODEL) && f->values.v[v->args[0]].op != IR_ATTR) {
                     *t = (Target){(int)fi, i, i, false};
                     return true;
@@ -381,9 +423,18 @@ bool estimate_run(Syntax *s, const Ir *ir, const EstimateConfig *cfg, Estimate *
         const char *what = NULL;
         uint64_t retained = estimate_retained(s, ir, in, &t, &m, &iterations, &what);
         EstimateConfig effective = *cfg;
+        if (in->step_optimizer && cfg->optimizer == OPT_NONE) {
+            estimate_step_optimizer(s, ir, &effective, in->step_optimizer);
+            if (effective.optimizer_name)   /* it lives in the interpretation's arena */
+                out->optimizer_name = arena_strndup(s->arena, effective.optimizer_name,
+                                                    strlen(effective.optimizer_name));
+        }
         int64_t acc = t.training ? loop_accumulation(s, ir, in, &t) : 1;
+        if (in->accumulation > acc)
+            acc = in->accumulation;
         if (acc > effective.accumulation)
             effective.accumulation = acc;
+        out->accumulation = effective.accumulation;
         (void)iterations;
         tr.grad_shards = grads_sharded(&effective);
         assemble(&effective, &tr, t.training, retained, out);

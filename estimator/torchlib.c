@@ -57,6 +57,10 @@ int64_t size_arg(Interp *in, const Args *a, int pos, const char *kw, int64_t dfl
         refuse(in, arena_printf(in->a, "%s lacks its %s", module, kw));
         return 0;
     }
+    if (v && v->k == AV_UNKNOWN && v->origin) {   /* a required argument the command line lacks */
+        refuse(in, missing_config(in, arena_printf(in->a, "%s's %s", module, kw), v));
+        return 0;
+    }
     if (!v || (v->k != AV_INT && v->k != AV_FLOAT && v->k != AV_BOOL))
         return dflt;
     if (!av_int_of(v, &n)) {
@@ -381,9 +385,11 @@ static AVal *object_method(Interp *in, AVal *recv, const char *name, Args *a)
         return recv;
     if (o->nn == NN_OPAQUE && o->a == OPAQUE_TRAINER && eq(name, "train"))
         return trainer_step(in, o);
+    if (o->nn == NN_OPAQUE && o->a == OPAQUE_PL_TRAINER)
+        return lightning_trainer_method(in, o, name, a);
     if (o->nn == NN_OPAQUE && o->a == OPAQUE_ACCELERATOR)
         return accelerator_method(in, o, name, a);
-    if (o->nn == NN_OPAQUE && o->a == OPAQUE_ARGPARSER)
+    if (o->nn == NN_OPAQUE && (o->a == OPAQUE_ARGPARSER || o->a == OPAQUE_SUBPARSERS))
         return argparse_method(in, o, name, a);
     if (o->nn == NN_OPAQUE && o->a == OPAQUE_HFPARSER)
         return hf_parser_method(in, o, name, a);

@@ -64,6 +64,17 @@ AVal *param_attr(Interp *in, AVal *p, const char *name);
 /* torchlib_builtins.c */
 AVal *builtin(Interp *in, const char *name, Args *a);
 AVal *math_call(Interp *in, const char *f, Args *a);
+AVal *seq_method(Interp *in, AVal *recv, const char *name, Args *a);
+AVal *dict_method(Interp *in, AVal *recv, const char *name, Args *a);
+
+/* torchlib_frameworks.c: a YAML or JSON file (path relative to the
+ * script's directory) as dicts and lists; a refusal when unreadable. */
+AVal *config_file(Interp *in, AVal *path);
+
+/* torchlib_cli.c */
+/* argparse.ArgumentParser(parents=...), and the methods of a parser, an
+ * argument group and add_subparsers()' object. */
+AVal *new_argparser(Interp *in, Args *a);
 AVal *argparse_method(Interp *in, Obj *parser, const char *name, Args *a);
 /* The script's own command line (pfc estimate SCRIPT -- ARGS): the text
  * given for --key (- and _ alike; "" for a bare flag), or NULL. */
@@ -72,8 +83,35 @@ const char *script_arg(const Interp *in, const char *key);
 AVal *literal_value(Interp *in, const char *text);
 /* "line N" of the call being evaluated, for a value's origin. */
 const char *current_line(Interp *in);
-AVal *seq_method(Interp *in, AVal *recv, const char *name, Args *a);
-AVal *dict_method(Interp *in, AVal *recv, const char *name, Args *a);
+
+/* The words after `pfc estimate SCRIPT --` (or a list the script passes)
+ * and where they come from. */
+typedef struct Words {
+    const char *const *v;
+    uint32_t n;
+    const char *source;
+} Words;
+/* LightningCLI's reading of the words: with run, the sub-command (fit,
+ * validate, test, predict; fit assumed when none is given, said so) in
+ * *command, and the settings it runs with as a nested dict: a `--config
+ * FILE` before the command gives its section of that name, the words after
+ * it (`--model.hidden 64`, `--trainer.precision bf16-mixed`, `--config
+ * FILE`) the rest, later ones winning. */
+AVal *lightning_settings(Interp *in, Words w, bool run, const char **command);
+/* A class's settings as jsonargparse gives them: `init_args:` merged over
+ * the rest (class_path dropped). */
+AVal *init_args_of(Interp *in, AVal *section);
+/* A new dict of a's settings with b's merged over them (either may be NULL). */
+AVal *settings_merged(Interp *in, AVal *a, AVal *b);
+/* d[key] of a dict, or NULL (also when d is not a dict). */
+AVal *dict_value(AVal *d, const char *key);
+
+/* torchlib_lightning.c */
+/* lightning.Trainer(...), LightningCLI(...), and a Trainer's methods (fit
+ * runs one training step). */
+AVal *lightning_trainer(Interp *in, Args *a);
+AVal *lightning_cli(Interp *in, Args *a);
+AVal *lightning_trainer_method(Interp *in, Obj *t, const char *name, Args *a);
 
 /* torchlib_data.c */
 AVal *data_loader(Interp *in, Args *a);

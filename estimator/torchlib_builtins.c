@@ -1,6 +1,6 @@
 /* Python itself: builtins (range, len, min/max, list, dict, iter/next,
- * getattr), math, list and dict methods, and argparse (its defaults are
- * the script's configuration). */
+ * getattr, str, bool, vars), math, list and dict methods. argparse is in
+ * torchlib_cli.c, with the rest of the script's command line. */
 #include "torchlib.h"
 #include <math.h>
 #include <stdlib.h>
@@ -159,6 +159,60 @@ static AVal *b_getattr(Interp *in, const char *name, Args *a)
     return d ? d : av_unknown(in);
 }
 
+/* str() of a constant, as Python spells it. */
+static AVal *b_str(Interp *in, const char *name, Args *a)
+{
+    AVal *x = arg(a, 0, NULL);
+    (void)name;
+    if (!x)
+        return av_str(in, "");
+    switch (x->k) {
+    case AV_STR: return x;
+    case AV_INT: return av_str(in, arena_printf(in->a, "%lld", (long long)x->i));
+    case AV_BOOL: return av_str(in, x->i ? "True" : "False");
+    case AV_NONE: return av_str(in, "None");
+    case AV_FLOAT: {
+        char *t = arena_printf(in->a, "%.17g", x->f);
+        for (int digits = 1; digits < 17; digits++) {   /* the shortest text that reads back */
+            char *shorter = arena_printf(in->a, "%.*g", digits, x->f);
+            if (strtod(shorter, NULL) == x->f) {
+                t = shorter;
+                break;
+            }
+        }
+        return av_str(in, strpbrk(t, ".eni") ? t : arena_printf(in->a, "%s.0", t));
+    }
+    default: return av_unknown(in);
+    }
+}
+
+static AVal *b_bool(Interp *in, const char *name, Args *a)
+{
+    AVal *x = arg(a, 0, NULL);
+    bool known;
+    (void)name;
+    bool t = x ? av_truth(x, &known) : (known = true, false);
+    return known ? av_bool(in, t) : av_unknown(in);
+}
+
+/* vars(obj): an object's attributes as a dict (argparse's Namespace). */
+static AVal *b_vars(Interp *in, const char *name, Args *a)
+{
+    AVal *x = arg(a, 0, NULL);
+    (void)name;
+    if (!x || x->k != AV_OBJECT)
+        return av_unknown(in);
+    AVal *d = av_new(in, AV_DICT);
+    d->items = arena_zalloc(in->a, (x->obj->nattr + 1) * sizeof *d->items);
+    d->keys = arena_zalloc(in->a, (x->obj->nattr + 1) * sizeof *d->keys);
+    for (uint32_t i = 0; i < x->obj->nattr; i++)
+        if (strncmp(x->obj->names[i], "__", 2) != 0) {
+            d->keys[d->n] = x->obj->names[i];
+            d->items[d->n++] = x->obj->vals[i];
+        }
+    return d;
+}
+
 static AVal *b_none(Interp *in, const char *name, Args *a)
 {
     (void)name;
@@ -175,7 +229,7 @@ AVal *builtin(Interp *in, const char *name, Args *a)
         {"abs", b_number}, {"round", b_number}, {"min", b_minmax}, {"max", b_minmax},
         {"list", b_list}, {"tuple", b_list}, {"dict", b_dict}, {"enumerate", b_iterate},
         {"iter", b_iterate}, {"zip", b_iterate}, {"next", b_next}, {"getattr", b_getattr},
-        {"print", b_none}, {"setattr", b_none},
+        {"print", b_none}, {"setattr", b_none}, {"str", b_str}, {"bool", b_bool}, {"vars", b_vars},
     };
     for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
         if (eq(name, fns[i].name))
@@ -191,183 +245,6 @@ AVal *math_call(Interp *in, const char *f, Args *a)
     return eq(f, "sqrt") ? av_float(in, sqrt(v)) : eq(f, "log") ? av_float(in, log(v))
          : eq(f, "ceil") ? av_int(in, (int64_t)ceil(v)) : eq(f, "floor") ? av_int(in, (int64_t)floor(v))
          : av_unknown(in);
-}
-
-/* ---- the script's own command line ------------------------------------------------------ */
-
-/* Whether arg is `--key` or `--key=...` with - and _ alike; *value gets
- * what follows '=' (NULL without one). */
-static bool names_option(const char *arg, const char *key, const char **value)
-{
-    if (strncmp(arg, "--", 2) != 0)
-        return false;
-    const char *p = arg + 2;
-    for (; *key && *p && *p != '='; p++, key++)
-        if (*p != *key && !((*p == '-' || *p == '_') && (*key == '-' || *key == '_')))
-            return false;
-    if (*key || (*p && *p != '='))
-        return false;
-    *value = *p == '=' ? p + 1 : NULL;
-    return true;
-}
-
-const char *script_arg(const Interp *in, const char *key)
-{
-    const char *found = NULL;   /* the last one wins, as in argparse */
-    for (uint32_t i = 0; i < in->nscript_args; i++) {
-        const char *v;
-        if (!names_option(in->script_args[i], key, &v))
-            continue;
-        const char *next = i + 1 < in->nscript_args ? in->script_args[i + 1] : NULL;
-        found = v ? v : next && strncmp(next, "--", 2) != 0 ? next : "";
-    }
-    return found;
-}
-
-AVal *literal_value(Interp *in, const char *text)
-{
-    if (!*text || eq(text, "true") || eq(text, "True"))
-        return av_bool(in, true);
-    if (eq(text, "false") || eq(text, "False"))
-        return av_bool(in, false);
-    if (eq(text, "None") || eq(text, "null"))
-        return av_none(in);
-    char *end;
-    long long i = strtoll(text, &end, 10);
-    if (!*end)
-        return av_int(in, i);
-    double d = strtod(text, &end);
-    return !*end ? av_float(in, d) : av_str(in, text);
-}
-
-const char *current_line(Interp *in)
-{
-    uint32_t line = 0, col = 0;
-    if (in->cur_node)
-        syntax_line_col(in->S, node_start(in->S, syn_node(in->S, in->cur_node)), &line, &col);
-    return line ? arena_printf(in->a, "line %u", line) : "the script";
-}
-
-static void note_value(Interp *in, const char *key, const char *text, const char *origin)
-{
-    interp_note(in, 0, arena_printf(in->a, "%s = '%s' (%s)", key, text, origin));
-}
-
-AVal *script_value(Interp *in, const char *key)
-{
-    const char *text = script_arg(in, key);
-    if (!text)
-        return NULL;
-    AVal *v = literal_value(in, text);
-    if (v == av_none(in))
-        return v;
-    v->origin = "the command line";
-    note_value(in, key, *text ? text : "True", v->origin);
-    return v;
-}
-
-/* ---- argparse: the defaults are the configuration ----------------------------------------- */
-
-/* What the command line gives one of the option's spellings (or its dest),
- * converted as argparse would: type=, store_true / store_false. */
-static AVal *option_given(Interp *in, Args *a, const char *key, AVal *action, AVal *type)
-{
-    const char *text = script_arg(in, key);
-    for (int i = 0; !text && i < 4 && arg(a, i, NULL) && arg(a, i, NULL)->k == AV_STR; i++)
-        if (strncmp(arg(a, i, NULL)->s, "--", 2) == 0)
-            text = script_arg(in, arg(a, i, NULL)->s + 2);
-    if (!text)
-        return NULL;
-    note_value(in, key, *text ? text : "True", "the command line");
-    if (action && action->k == AV_STR && strncmp(action->s, "store_", 6) == 0)
-        return av_bool(in, strcmp(action->s, "store_false") != 0);
-    if (type && type->k == AV_QUAL && !ends(type->s, "str")) {
-        Args one = {{av_str(in, text)}, {NULL}, 1};
-        return builtin(in, strchr(type->s, '.') ? strchr(type->s, '.') + 1 : type->s, &one);
-    }
-    return type ? av_str(in, text) : literal_value(in, text);
-}
-
-/* add_argument("--batch-size", "-b", type=int, default="64", dest=...,
- * action="store_true", required=True): records dest -> the value the
- * command line gives, else the default (string defaults go through type,
- * as argparse does); a required option not given is an unknown that names
- * itself, so that a refusal can say how to give it. */
-static void add_argument(Interp *in, void *ctx, Args *a)
-{
-    Obj *parser = ctx;
-    const char *dest = NULL, *spelling = NULL;
-    AVal *d = arg(a, -1, "dest");
-    if (d && d->k == AV_STR)
-        dest = d->s;
-    for (int i = 0; i < 4; i++) {
-        AVal *n = arg(a, i, NULL);
-        if (!n || n->k != AV_STR)
-            break;
-        if (!spelling && (strncmp(n->s, "--", 2) == 0 || n->s[0] != '-'))
-            spelling = n->s;
-        if (!dest && (strncmp(n->s, "--", 2) == 0 || n->s[0] != '-' || !arg(a, i + 1, NULL)))
-            dest = n->s + (strncmp(n->s, "--", 2) == 0 ? 2 : n->s[0] == '-' ? 1 : 0);
-    }
-    if (!dest)
-        return;
-    char *key = arena_strndup(in->a, dest, strlen(dest));
-    for (char *c = key; *c; c++)
-        if (*c == '-')
-            *c = '_';
-    AVal *def = arg(a, -1, "default");
-    AVal *action = arg(a, -1, "action");
-    if (!def && action && action->k == AV_STR)
-        def = av_bool(in, strcmp(action->s, "store_false") == 0);
-    AVal *type = arg(a, -1, "type");
-    if (def && def->k == AV_STR && type && type->k == AV_QUAL) {
-        Args one = {{def}, {NULL}, 1};
-        def = builtin(in, strchr(type->s, '.') ? strchr(type->s, '.') + 1 : type->s, &one);
-    }
-    AVal *given = option_given(in, a, key, action, type);
-    if (given) {
-        def = given;
-    } else if (!def && bool_or(a, -1, "required", false)) {
-        def = av_new(in, AV_UNKNOWN);
-        def->origin = spelling ? spelling : arena_printf(in->a, "--%s", key);
-    } else if (def && def->k == AV_STR) {
-        def = av_str(in, def->s);
-        def->origin = arena_printf(in->a, "argparse default, %s", current_line(in));
-    }
-    obj_set(in, parser, key, def ? def : av_none(in));
-}
-
-static AVal *parse_args(Interp *in, Obj *parser)
-{
-    interp_note(in, 0, in->nscript_args ? "command-line arguments: argparse's defaults and the "
-                                          "arguments after --"
-                                        : "command-line arguments: argparse's defaults");
-    if (!obj_get(parser, "__scanned__")) {
-        obj_set(in, parser, "__scanned__", av_bool(in, true));
-        for_each_call_on(in, "add_argument", parser, add_argument, parser);
-    }
-    AVal *ns = av_obj(in, NN_OPAQUE);
-    for (uint32_t i = 0; i < parser->nattr; i++)
-        if (strcmp(parser->names[i], "__scanned__") != 0)
-            obj_set(in, ns->obj, parser->names[i], parser->vals[i]);
-    return ns;
-}
-
-AVal *argparse_method(Interp *in, Obj *parser, const char *name, Args *a)
-{
-    if (eq(name, "add_argument")) {
-        add_argument(in, parser, a);
-        return av_none(in);
-    }
-    if (eq(name, "parse_args"))
-        return parse_args(in, parser);
-    if (eq(name, "parse_known_args")) {
-        AVal *pair = av_seq(in, 2);
-        pair->items[0] = parse_args(in, parser);
-        pair->items[1] = av_seq(in, 0);
-        return pair;
-    }
-    return av_unknown(in);
 }
 
 AVal *seq_method(Interp *in, AVal *recv, const char *name, Args *a)

@@ -26,6 +26,19 @@ static AVal *tensor_dataset(Interp *in, Args *a)
     return d;
 }
 
+/* An optimizer keeps its class and keyword arguments: a framework that
+ * builds it while the step runs (Lightning's configure_optimizers) names
+ * the step's optimizer this way (Interp.step_optimizer). */
+static AVal *optimizer(Interp *in, const char *q, Args *a)
+{
+    AVal *o = av_obj(in, NN_OPTIMIZER);
+    obj_set(in, o->obj, "__class__", av_str(in, q));
+    for (uint32_t i = 0; i < a->n; i++)
+        if (a->kw[i])
+            obj_set(in, o->obj, a->kw[i], a->v[i]);
+    return o;
+}
+
 /* Datasets, loaders, transforms and the optimizer. */
 AVal *data_call(Interp *in, const char *q, Args *a)
 {
@@ -33,8 +46,8 @@ AVal *data_call(Interp *in, const char *q, Args *a)
         return data_loader(in, a);
     if (eq(q, "torch.utils.data.TensorDataset"))
         return tensor_dataset(in, a);
-    if (strncmp(q, "torch.optim.", 12) == 0)
-        return av_obj(in, NN_OPTIMIZER);
+    if (strncmp(q, "torch.optim.", 12) == 0 || strncmp(q, "bitsandbytes.optim.", 19) == 0)
+        return optimizer(in, q, a);
     if (strncmp(q, "torchvision.transforms.", 23) == 0)
         return transform(in, leaf(q), a);
     if (strncmp(q, "torchvision.datasets.", 21) == 0)

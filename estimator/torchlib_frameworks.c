@@ -233,7 +233,7 @@ static AVal *config_refused(Interp *in, const char *why)
 
 /* A config file the script reads, relative to the script's directory as
  * when it is run from there; one that cannot be read is a refusal naming it. */
-static AVal *config_file(Interp *in, AVal *path)
+AVal *config_file(Interp *in, AVal *path)
 {
     if (path && path->k == AV_OBJECT && path->obj->a == OPAQUE_FILE)
         path = obj_get(path->obj, "path");
@@ -286,11 +286,12 @@ static void fill_field(Interp *in, Obj *o, uint32_t i, AVal *given, const char *
     if (v) {
         o->vals[i] = v;
     } else if (o->vals[i]->k == AV_STR && !o->vals[i]->origin) {
-        o->vals[i] = av_str(in, o->vals[i]->s);
-        o->vals[i]->origin = arena_printf(in->a, "%s default", cls);
+        o->vals[i] = config_value(in, o->vals[i], arena_printf(in->a, "%s default", cls),
+                                  arena_printf(in->a, "--%s NAME", name));
     } else if (o->vals[i]->k == AV_NONE || o->vals[i]->k == AV_UNKNOWN) {
-        o->vals[i] = av_new(in, o->vals[i]->k);
-        o->vals[i]->origin = arena_printf(in->a, "--%s", name);
+        o->vals[i] = config_value(in, av_unknown(in),
+                                  arena_printf(in->a, "the required option --%s, which has no default", name),
+                                  arena_printf(in->a, "--%s NAME", name));
     }
 }
 
@@ -356,6 +357,17 @@ AVal *hf_parser_method(Interp *in, Obj *parser, const char *name, Args *a)
     return hf_parse(in, parser, given);
 }
 
+/* Whether q names Lightning's class cls, under any of the packages and
+ * modules it is exported from (lightning.Trainer, lightning.pytorch.Trainer,
+ * pytorch_lightning.trainer.trainer.Trainer, lightning.pytorch.cli.LightningCLI). */
+static bool is_lightning(const char *q, const char *cls)
+{
+    if (strncmp(q, "lightning.", 10) != 0 && strncmp(q, "pytorch_lightning.", 18) != 0)
+        return false;
+    const char *last = strrchr(q, '.');
+    return eq(last + 1, cls);
+}
+
 /* Objects that hold the run's configuration: argparse, deepspeed,
  * Accelerate, the Hugging Face Trainer and its argument parser, config
  * files. */
@@ -384,11 +396,13 @@ AVal *config_call(Interp *in, const char *q, Args *a)
         return config_file(in, arg(a, 0, NULL));
     if (eq(q, "trl.ScriptArguments") || eq(q, "trl.ModelConfig"))
         return trainer_object(in, q, a);
-    if (eq(q, "argparse.ArgumentParser")) {
-        AVal *p = av_obj(in, NN_OPAQUE);
-        p->obj->a = OPAQUE_ARGPARSER;
-        return p;
-    }
+    if (eq(q, "argparse.ArgumentParser") || eq(q, "configargparse.ArgumentParser") ||
+        eq(q, "configargparse.ArgParser") || eq(q, "jsonargparse.ArgumentParser"))
+        return new_argparser(in, a);
+    if (is_lightning(q, "Trainer"))
+        return lightning_trainer(in, a);
+    if (is_lightning(q, "LightningCLI"))
+        return lightning_cli(in, a);
     if (eq(q, "deepspeed.initialize"))
         return deepspeed_initialize(in, a);
     if (eq(q, "accelerate.Accelerator"))
