@@ -126,6 +126,10 @@ AVal *tensor_binop(Interp *in, int tok, AVal *x, AVal *y);
 AVal *tensor_subscript(Interp *in, AVal *x, AVal *idx);
 AVal *loader_batch(Interp *in, AVal *loader);
 void tie_weight(Interp *in, Obj *m, const char *name, AVal *v);
+/* Which dimension of a library module's input holds the batch: 1 for the
+ * sequence-first layouts (recurrent, attention and Transformer modules
+ * without batch_first), else 0. */
+int module_batch_dim(const Obj *m);
 /* --key from the script's command line (after `--`) as a literal, noted as
  * read; NULL when not given. */
 AVal *script_value(Interp *in, const char *key);
