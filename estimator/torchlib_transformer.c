@@ -632,6 +632,18 @@ static AVal *arg_or_unknown(Interp *in, const Args *a, int pos, const char *kw)
     return v ? v : av_unknown(in);
 }
 
+/* Calls a part of a stack or of nn.Transformer (a layer, a norm, the
+ * encoder, the decoder). When it gives no tensor pfc can follow (a module of
+ * a class it cannot read), its first input comes out as if elementwise,
+ * kept for the backward, and the report says so. */
+static AVal *call_or_assume(Interp *in, AVal *part, Args *a, const char *what)
+{
+    AVal *r = part ? call_value(in, part, a) : av_unknown(in);
+    if (r->k == AV_TENSOR || interp_error(in))
+        return r;
+    return assumed_op(in, a->v[0], what);
+}
+
 /* TransformerEncoder(src, mask, src_key_padding_mask, is_causal) and
  * TransformerDecoder(tgt, memory, tgt_mask, memory_mask,
  * tgt_key_padding_mask, memory_key_padding_mask, ...): each of `layers` in
@@ -648,27 +660,17 @@ static AVal *stack_call(Interp *in, Obj *o, Args *a)
             decoder ? sizeof decoder_masks / sizeof *decoder_masks : sizeof encoder_masks / sizeof *encoder_masks);
     AVal *layers = obj_get(o, "layers");
     AVal *items = layers && layers->k == AV_OBJECT ? obj_get(layers->obj, "__items__") : NULL;
+    const char *what = decoder ? "a layer of an nn.TransformerDecoder" : "a layer of an nn.TransformerEncoder";
     for (uint32_t i = 0; items && i < items->n && !interp_error(in); i++) {
         next.v[0] = x;
-        x = call_value(in, items->items[i], &next);
+        x = call_or_assume(in, items->items[i], &next, what);
     }
     AVal *norm = obj_get(o, "norm");
     if (given(norm)) {
         Args one = {{x}, {NULL}, 1};
-        x = call_value(in, norm, &one);
+        x = call_or_assume(in, norm, &one, decoder ? "nn.TransformerDecoder's norm" : "nn.TransformerEncoder's norm");
     }
     return x;
-}
-
-/* Calls nn.Transformer's encoder or decoder. When it gives no tensor pfc can
- * follow (a custom module of a class it cannot read), its first input comes
- * out as if elementwise, kept for the backward, and the report says so. */
-static AVal *part_call(Interp *in, AVal *part, Args *a, const char *which)
-{
-    AVal *r = part ? call_value(in, part, a) : av_unknown(in);
-    if (r->k == AV_TENSOR || interp_error(in))
-        return r;
-    return assumed_op(in, a->v[0], arena_printf(in->a, "nn.Transformer's %s", which));
 }
 
 /* nn.Transformer(src, tgt, src_mask, tgt_mask, memory_mask,
@@ -680,11 +682,11 @@ static AVal *transformer_call(Interp *in, Obj *o, Args *a)
     Args enc = {{NULL}, {NULL}, 0}, dec = {{NULL}, {NULL}, 0};
     put(&enc, NULL, arg_or_unknown(in, a, 0, "src"));
     pass_on(&enc, a, transformer_src_masks, sizeof transformer_src_masks / sizeof *transformer_src_masks);
-    AVal *memory = part_call(in, obj_get(o, "encoder"), &enc, "encoder");
+    AVal *memory = call_or_assume(in, obj_get(o, "encoder"), &enc, "nn.Transformer's encoder");
     put(&dec, NULL, arg_or_unknown(in, a, 1, "tgt"));
     put(&dec, NULL, memory);
     pass_on(&dec, a, transformer_tgt_masks, sizeof transformer_tgt_masks / sizeof *transformer_tgt_masks);
-    return part_call(in, obj_get(o, "decoder"), &dec, "decoder");
+    return call_or_assume(in, obj_get(o, "decoder"), &dec, "nn.Transformer's decoder");
 }
 
 AVal *transformer_module_call(Interp *in, Obj *m, Args *a)
