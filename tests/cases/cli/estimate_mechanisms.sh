@@ -1148,13 +1148,18 @@ loss = nn.functional.cross_entropy(logits.view(-1, 1000), tokens.view(-1))
 loss.backward()
 opt.step()
 PY
+# a stack's norm of a class pfc cannot read: the stack's output is kept
+# (taken as elementwise on the last layer's), and the report says so
+sed 's/model = nn.Transformer(ARGS)/from apex.normalization import FusedLayerNorm\
+model = nn.TransformerEncoder(nn.TransformerEncoderLayer(512, 8), 2, norm=FusedLayerNorm(512))/; s/model(src, tgt)/model(src)/' tf.py > tf_norm.py
 est tfd tf_default.py
 est tfn tf_nobias.py
 est tfs tf_swish.py
 est tfc tf_custom.py
 est tdec tdec.py
-verdict tfd tfn tfs tfc tdec <<'PY'
-d, n, s, c, dec = J
+est tfnorm tf_norm.py
+verdict tfd tfn tfs tfc tdec tfnorm <<'PY'
+d, n, s, c, dec, norm = J
 check(d["params_total"] == 44140544 and not d["assumptions"], "nn.Transformer(): 44,140,544 parameters, nothing assumed",
       f"params {d['params_total']}, assumptions {d['assumptions']}")
 check(d["batch"] == 16, "sequence first: (128, 16, 512) is a batch of 16", f"batch {d['batch']}")
@@ -1164,6 +1169,9 @@ check(c["params_total"] == 25225216 and any("custom_encoder" in a for a in c["as
       and any("encoder is not modelled" in a for a in c["assumptions"]),
       "a custom_encoder of a class pfc cannot read: the decoder's 25,225,216 parameters, both gaps listed",
       f"params {c['params_total']}, assumptions {c['assumptions']}")
+check(norm["params_total"] == 2 * 3152384 and any("norm is not modelled" in a for a in norm["assumptions"])
+      and norm["ops_assumed"] == 1, "an unknown norm= after a stack: taken as elementwise, listed",
+      f"params {norm['params_total']}, assumptions {norm['assumptions']}, ops assumed {norm['ops_assumed']}")
 check(dec["params_total"] == 26250216 and B(dec, "logits_loss") > 0,
       "TransformerDecoder over a memory: 26,250,216 parameters, followed to the loss",
       f"params {dec['params_total']}, logits_loss {B(dec, 'logits_loss')}, assumptions {dec['assumptions']}")
