@@ -60,8 +60,12 @@ static int64_t layer_size(Interp *in, const Args *a, int pos, const char *kw, in
 
 static bool layer_flag(Interp *in, const Args *a, int pos, const char *kw, bool dflt, const char *what)
 {
-    note_unread(in, arg(a, pos, kw), what, kw, dflt ? "True assumed" : "False assumed");
-    return bool_or(a, pos, kw, dflt);
+    AVal *v = arg(a, pos, kw);
+    bool known = false, t = v && av_truth(v, &known);
+    if (v && !known)
+        interp_note(in, in->cur_node, arena_printf(in->a, "%s's %s is not a value pfc can read: %s assumed", what,
+                                                   kw, dflt ? "True" : "False"));
+    return known ? t : dflt;
 }
 
 /* The feed-forward activation: "relu" or "gelu" (PyTorch raises on another
