@@ -1549,24 +1549,26 @@ static void keep_outputs(Interp *in, AVal *r)
 
 /* The step's model call: the batch and sequence it sees, overridden when
  * the user asks (--batch, --seq, remedies). Token inputs are 2-D integers:
- * (batch, sequence); anything else only has its batch changed. */
-static AVal *resized(Interp *in, AVal *x)
+ * (batch, sequence); anything else only has its batch changed, in dimension
+ * bdim (1 for a sequence-first library module). */
+static AVal *resized(Interp *in, AVal *x, int bdim)
 {
     if (x->k != AV_TENSOR || !x->nd)
         return x;
     int64_t dim[TR_MAXDIM];
     memcpy(dim, x->dim, sizeof dim);
     bool tokens = x->dtype == DT_I64 && x->nd == 2;
+    int b = tokens || x->nd < 3 ? 0 : bdim;   /* an unbatched (sequence, features) input: no batch */
     if (!in->seen_batch) {
-        in->seen_batch = in->batch_override ? in->batch_override : dim[0];
+        in->seen_batch = in->batch_override ? in->batch_override : dim[b];
         in->seen_seq = !tokens ? 0 : in->seq_override ? in->seq_override : dim[1];
     }
-    bool change = (in->batch_override && dim[0] != in->batch_override) ||
+    bool change = (in->batch_override && dim[b] != in->batch_override) ||
                   (tokens && in->seq_override && dim[1] != in->seq_override);
     if (!change)
         return x;
     if (in->batch_override)
-        dim[0] = in->batch_override;
+        dim[b] = in->batch_override;
     if (tokens && in->seq_override)
         dim[1] = in->seq_override;
     if (x->gpu)
@@ -1593,8 +1595,9 @@ static void prepare_model_call(Interp *in, AVal *model, Args *a)
 {
     step_model(in, model);
     bool tensor = false;
+    int bdim = model->obj->cls < 0 ? module_batch_dim(model->obj) : 0;
     for (uint32_t i = 0; i < a->n; i++) {
-        a->v[i] = resized(in, a->v[i]);
+        a->v[i] = resized(in, a->v[i], bdim);
         tensor |= a->v[i]->k == AV_TENSOR || a->v[i]->k == AV_DICT;
     }
     if (!tensor && (model->obj->cls >= 0 || model->obj->nn < NN_HF))

@@ -55,7 +55,8 @@ typedef enum NnKind {
     NN_NONE, NN_LINEAR, NN_EMBEDDING, NN_LAYERNORM, NN_RMSNORM, NN_CONV2D, NN_CONVT2D, NN_BATCHNORM,
     NN_LSTM, NN_DROPOUT, NN_RELU, NN_GELU, NN_SILU, NN_TANH, NN_SIGMOID, NN_SOFTMAX,
     NN_FLATTEN, NN_MAXPOOL, NN_AVGPOOL, NN_ADAPTIVEPOOL, NN_SEQUENTIAL, NN_MODULELIST,
-    NN_MODULEDICT, NN_IDENTITY, NN_CE_LOSS, NN_NLL_LOSS, NN_MSE_LOSS, NN_MHA, NN_TLAYER, NN_HF, NN_VISION, NN_OPAQUE,
+    NN_MODULEDICT, NN_IDENTITY, NN_CE_LOSS, NN_NLL_LOSS, NN_MSE_LOSS, NN_MHA, NN_TLAYER, NN_TDLAYER,
+    NN_TSTACK, NN_TRANSFORMER, NN_HF, NN_VISION, NN_OPAQUE,
     NN_OPTIMIZER, NN_LOADER, NN_OUTPUT,
 } NnKind;
 
@@ -77,8 +78,10 @@ struct Obj {
     int k, stride, pad, groups;
     double p;              /* dropout probability */
     uint32_t w, bias;      /* trace parameters */
-    uint32_t wall[12];     /* LSTM, attention and transformer layers: their weights */
-    const void *arch;      /* NN_HF: Arch; NN_VISION: name */
+    uint32_t *wall;        /* LSTM, attention and Transformer layers: their weights, as many
+                              as the layer has (nwall, allocated with the layer) */
+    uint32_t nwall;
+    const void *arch;      /* NN_HF: Arch; NN_VISION: name; Transformer layers: LayerConf */
 };
 
 typedef struct Interp Interp;

@@ -138,6 +138,10 @@ AVal *loader_batch(Interp *in, AVal *loader);
 void tie_weight(Interp *in, Obj *m, const char *name, AVal *v);
 /* A framework's loop is about to run model's step: the report names it. */
 void step_model(Interp *in, AVal *model);
+/* Which dimension of a library module's input holds the batch: 1 for the
+ * sequence-first layouts (recurrent, attention and Transformer modules
+ * without batch_first), else 0. */
+int module_batch_dim(const Obj *m);
 /* --key from the script's command line (after `--`) as a literal, noted as
  * read; NULL when not given. */
 AVal *script_value(Interp *in, const char *key);

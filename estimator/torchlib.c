@@ -367,6 +367,8 @@ AVal *lib_call(Interp *in, const char *q, Args *a)
     for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++)
         if ((r = groups[i](in, q, a)))
             return r;
+    if (eq(q, "torch.nn.Transformer.generate_square_subsequent_mask"))
+        return square_subsequent_mask(in, a);
     if (in_ns(q, "torch.nn"))
         return nn_module(in, leaf(q), a);
     if (in_ns(q, "torch.nn.functional"))

@@ -45,9 +45,19 @@ AVal *new_tensor_value(Interp *in, DType dt, int nd, int64_t *dim, bool gpu);
 AVal *torch_call(Interp *in, const char *f, Args *a);
 
 /* torchlib_nn.c */
+#define NN_MAX_LAYERS 4096   /* a recurrent or Transformer stack's layers */
 AVal *nn_module(Interp *in, const char *name, Args *a);
+uint32_t param4(Interp *in, int64_t a, int64_t b, int64_t c, int64_t d);
+/* Room in o->wall for a layer's n weights (zeroed). */
+uint32_t *weight_slots(Interp *in, Obj *o, uint32_t n);
 AVal *module_method(Interp *in, AVal *self, const char *name, Args *a);
 AVal *module_attr(Interp *in, AVal *base, const char *name);
+
+/* torchlib_transformer.c: nn.MultiheadAttention and the Transformer modules */
+AVal *transformer_module(Interp *in, const char *name, Args *a);   /* NULL: not one */
+AVal *transformer_module_call(Interp *in, Obj *m, Args *a);
+AVal *square_subsequent_mask(Interp *in, Args *a);
+bool transformer_batch_first(const Obj *m);   /* a Transformer layer, stack or nn.Transformer */
 
 /* torchlib_functional.c */
 AVal *act(Interp *in, AVal *x, Act kind, bool inplace);

@@ -1,6 +1,7 @@
 /* torch.nn modules: constructors (the parameters they register) and
- * forwards of the built-in layers (Linear, Conv, norms, RNNs, attention,
- * Transformer layers, containers), and module methods and attributes. */
+ * forwards of the built-in layers (Linear, Conv, norms, RNNs, containers),
+ * and module methods and attributes. Attention and the Transformer modules
+ * are in torchlib_transformer.c. */
 #include "torchlib.h"
 #include <math.h>
 #include <stdlib.h>
@@ -11,50 +12,18 @@ static uint32_t param(Interp *in, uint64_t n) { return n ? tr_param(in->tr, n) :
 
 /* A weight of a x b (x c x d) elements: saturating, so that an absurd size
  * is refused by the trace instead of wrapping to a small one. */
-static uint32_t param4(Interp *in, int64_t a, int64_t b, int64_t c, int64_t d)
+uint32_t param4(Interp *in, int64_t a, int64_t b, int64_t c, int64_t d)
 {
     if (a <= 0 || b <= 0 || c <= 0 || d <= 0)
         return 0;
     return param(in, ck_mul(ck_mul((uint64_t)a, (uint64_t)b), ck_mul((uint64_t)c, (uint64_t)d)));
 }
 
-/* nn.MultiheadAttention's parameters: the packed in-projection (3E x E, 3E)
- * and out_proj (E x E, E); kept in wall[]. */
-static void mha_params(Interp *in, Obj *o, bool bias)
+uint32_t *weight_slots(Interp *in, Obj *o, uint32_t n)
 {
-    int64_t e = o->a;
-    o->wall[0] = param4(in, 3, e, e, 1);
-    o->wall[1] = bias ? param4(in, 3, e, 1, 1) : 0;
-    o->wall[2] = param4(in, e, e, 1, 1);
-    o->wall[3] = bias ? param4(in, e, 1, 1, 1) : 0;
-}
-
-/* TransformerEncoderLayer: a = d_model, k = heads, b = feed-forward width,
- * p = dropout, c = GELU (else ReLU), groups = batch_first, stride = norm_first;
- * wall[0..3] self-attention, wall[4..7] linear1/linear2, wall[8..11] norms */
-static void tlayer_init(Interp *in, Obj *o, int64_t d, int heads, int64_t ff, double p, bool gelu,
-                        bool batch_first, bool norm_first)
-{
-    o->a = d;
-    o->k = heads;
-    o->b = ff;
-    o->p = p;
-    o->c = gelu;
-    o->groups = batch_first;
-    o->stride = norm_first;
-    mha_params(in, o, true);
-    o->wall[4] = param4(in, d, ff, 1, 1);
-    o->wall[5] = param4(in, ff, 1, 1, 1);
-    o->wall[6] = param4(in, ff, d, 1, 1);
-    o->wall[7] = param4(in, d, 1, 1, 1);
-    for (int i = 8; i < 12 && i < (int)(sizeof o->wall / sizeof o->wall[0]); i++)
-        o->wall[i] = param4(in, d, 1, 1, 1);
-}
-
-static void tlayer_drop(Interp *in, Obj *o)
-{
-    for (size_t i = 0; i < sizeof o->wall / sizeof o->wall[0]; i++)
-        tr_param_drop(in->tr, o->wall[i]);
+    o->wall = arena_zalloc(in->a, (n ? n : 1) * sizeof *o->wall);
+    o->nwall = n;
+    return o->wall;
 }
 
 static AVal *new_module(Interp *in, NnKind kind, Obj **o)
@@ -190,7 +159,7 @@ static AVal *nn_batch_norm(Interp *in, const char *name, Args *a)
 }
 
 /* LSTM and GRU: per layer, gates x hidden rows over (input + hidden) plus
- * two bias vectors; kept in wall[]. */
+ * two bias vectors; kept in wall[], one per layer. */
 static AVal *nn_rnn(Interp *in, const char *name, Args *a)
 {
     Obj *o;
@@ -203,10 +172,16 @@ static AVal *nn_rnn(Interp *in, const char *name, Args *a)
     o->groups = bool_or(a, -1, "batch_first", false);
     o->k = eq(name, "GRU") ? 3 : 4;                          /* gates */
     o->stride = bool_or(a, -1, "bidirectional", false) ? 2 : 1;   /* directions */
+    if (o->c > NN_MAX_LAYERS) {
+        refuse(in, arena_printf(in->a, "%s's num_layers is %lld: more layers than pfc can estimate (%d)", what,
+                                (long long)o->c, NN_MAX_LAYERS));
+        o->c = 1;
+    }
+    weight_slots(in, o, (uint32_t)o->c);
     /* per layer and direction: W_ih (gates*h x in), W_hh (gates*h x h), two
      * biases; a later layer's input is the previous output, h per direction;
      * one parameter per layer holds both directions */
-    for (int64_t l = 0; l < o->c && l < 11; l++) {
+    for (int64_t l = 0; l < o->c; l++) {
         int64_t inl = l ? o->b * o->stride : o->a;
         uint64_t gh = ck_mul((uint64_t)o->k, (uint64_t)o->b);
         uint64_t n = ck_add(ck_mul(gh, (uint64_t)(inl + o->b)), ck_mul(2, gh));
@@ -274,61 +249,6 @@ static AVal *nn_module_dict(Interp *in, const char *name, Args *a)
     return m;
 }
 
-static AVal *nn_mha(Interp *in, const char *name, Args *a)
-{
-    Obj *o;
-    AVal *m = new_module(in, NN_MHA, &o);
-    (void)name;
-    o->a = size_arg(in, a, 0, "embed_dim", 0, "nn.MultiheadAttention");
-    o->k = (int)size_arg(in, a, 1, "num_heads", 0, "nn.MultiheadAttention");
-    o->p = num_or(a, 2, "dropout", 0);
-    o->groups = bool_or(a, -1, "batch_first", false);
-    mha_params(in, o, bool_or(a, 3, "bias", true));
-    return m;
-}
-
-static AVal *nn_tlayer(Interp *in, const char *name, Args *a)
-{
-    Obj *o;
-    AVal *m = new_module(in, NN_TLAYER, &o);
-    (void)name;
-    AVal *act = arg(a, 4, "activation");
-    const char *what = "nn.TransformerEncoderLayer";
-    tlayer_init(in, o, size_arg(in, a, 0, "d_model", 0, what), (int)size_arg(in, a, 1, "nhead", 0, what),
-                size_arg(in, a, 2, "dim_feedforward", 2048, what), num_or(a, 3, "dropout", 0.1),
-                act && ((act->k == AV_STR && strcmp(act->s, "gelu") == 0) ||
-                        (act->k == AV_QUAL && strstr(act->s, "gelu"))),
-                bool_or(a, -1, "batch_first", false), bool_or(a, -1, "norm_first", false));
-    return m;
-}
-
-static AVal *nn_tencoder(Interp *in, const char *name, Args *a)
-{
-    /* num_layers deep copies of the layer given (which itself is not part
-     * of the model): each copy has its own parameters */
-    Obj *o;
-    AVal *m = new_module(in, NN_SEQUENTIAL, &o);
-    (void)name;
-    AVal *layer = arg(a, 0, "encoder_layer");
-    int64_t n = int_or(a, 1, "num_layers", 1);
-    AVal *norm = arg(a, 2, "norm");
-    if (!layer || layer->k != AV_OBJECT || layer->obj->nn != NN_TLAYER || n < 1 || n > 4096)
-        return av_obj(in, NN_OPAQUE);
-    Obj *t = layer->obj;
-    tlayer_drop(in, t);
-    bool has_norm = norm && norm->k == AV_OBJECT;
-    AVal *items = av_seq(in, (uint32_t)n + has_norm);
-    for (int64_t i = 0; i < n; i++) {
-        AVal *c = av_obj(in, NN_TLAYER);
-        tlayer_init(in, c->obj, t->a, t->k, t->b, t->p, t->c, t->groups, t->stride);
-        items->items[i] = c;
-    }
-    if (has_norm)
-        items->items[n] = norm;
-    obj_set(in, o, "__items__", items);
-    return m;
-}
-
 static AVal *nn_parameter(Interp *in, const char *name, Args *a)
 {
     AVal *t = arg(a, 0, "data");
@@ -379,14 +299,14 @@ AVal *nn_module(Interp *in, const char *name, Args *a)
         {"BatchNorm1d", nn_batch_norm}, {"LSTM", nn_rnn}, {"GRU", nn_rnn}, {"Dropout", nn_dropout},
         {"Dropout2d", nn_dropout}, {"Dropout1d", nn_dropout}, {"MaxPool2d", nn_pool},
         {"AvgPool2d", nn_pool}, {"AdaptiveAvgPool2d", nn_adaptive_pool}, {"Sequential", nn_container},
-        {"ModuleList", nn_container}, {"ModuleDict", nn_module_dict}, {"MultiheadAttention", nn_mha},
-        {"TransformerEncoderLayer", nn_tlayer}, {"TransformerEncoder", nn_tencoder},
-        {"Parameter", nn_parameter},
+        {"ModuleList", nn_container}, {"ModuleDict", nn_module_dict}, {"Parameter", nn_parameter},
     };
     for (size_t i = 0; i < sizeof ctors / sizeof ctors[0]; i++)
         if (eq(name, ctors[i].name))
             return ctors[i].ctor(in, name, a);
-    AVal *m = nn_simple(in, name, a);
+    AVal *m = transformer_module(in, name, a);
+    if (!m)
+        m = nn_simple(in, name, a);
     if (m)
         return m;
     if (name[0] >= 'A' && name[0] <= 'Z')
@@ -407,80 +327,16 @@ void tie_weight(Interp *in, Obj *m, const char *name, AVal *v)
     obj_set(in, m, name, v);
 }
 
+int module_batch_dim(const Obj *m)
+{
+    switch (m->nn) {
+    case NN_LSTM: case NN_MHA: return !m->groups;
+    case NN_TLAYER: case NN_TDLAYER: case NN_TSTACK: case NN_TRANSFORMER: return !transformer_batch_first(m);
+    default: return 0;
+    }
+}
+
 /* ---- modules ---------------------------------------------------------------------------- */
-
-/* F.multi_head_attention_forward as nn.MultiheadAttention runs it in
- * training, self-attention: the packed in-projection and its contiguous
- * (3, S, N, E) copy; with need_weights=False scaled_dot_product_attention,
- * else the explicit path (q scaled, bmm, softmax, dropout, bmm) that
- * materialises the (N*heads, S, S) weights. *weights gets the head-averaged
- * weights, or 0. */
-static TId mha_forward(Interp *in, Obj *o, TId x, bool need_weights, TId *weights)
-{
-    Trace *tr = in->tr;
-    int64_t e = o->a, h = o->k > 0 ? o->k : 1, hd = e / h;
-    bool batch_first = o->groups;
-    int64_t S = tr_dim(tr, x, batch_first ? 1 : 0), N = tr_dim(tr, x, batch_first ? 0 : 1);
-    int64_t fold[2] = {S * N, e};
-    TId src = x;
-    if (batch_first) {
-        /* query.transpose(1, 0) is not contiguous: the projection's matmul
-         * folds it into a (S*N, E) copy (16-bit under autocast) and saves that */
-        if (tr->autocast_on)
-            src = tr_cast(tr, src, tr->autocast);
-        src = tr_copy(tr, src, 2, fold);
-    }
-    TId qkv = tr_linear(tr, src, 3 * e, o->wall[0], o->wall[1]);
-    int64_t packed[4] = {3, S, N, e};
-    qkv = tr_copy(tr, qkv, 4, packed);
-    TId y;
-    *weights = 0;
-    if (!need_weights) {
-        int64_t hv[4] = {N, h, S, hd};
-        TId q = tr_view(tr, qkv, 4, hv), k = tr_view(tr, qkv, 4, hv), v = tr_view(tr, qkv, 4, hv);
-        y = tr_sdpa(tr, q, k, v, tr->training ? o->p : 0);
-        DType dt = tr_dtype(tr, y);
-        /* the 16-bit kernels write the (S, N, heads, hd) layout the permute asks for */
-        y = dt == DT_F16 || dt == DT_BF16 ? tr_view(tr, y, 2, fold) : tr_copy(tr, y, 2, fold);
-    } else {
-        int64_t bh[3] = {N * h, S, hd}, kt[3] = {N * h, hd, S};
-        TId q = tr_view(tr, qkv, 3, bh), k = tr_view(tr, qkv, 3, kt), v = tr_view(tr, qkv, 3, bh);
-        TId att = tr_matmul(tr, tr_scale(tr, q), k);
-        att = tr_softmax(tr, att, false);
-        att = tr_dropout(tr, att, o->p);
-        y = tr_matmul(tr, att, v);
-        y = tr_copy(tr, y, 2, fold);   /* transpose(0, 1).contiguous().view(S*N, E) */
-        int64_t wd[3] = {N, S, S};
-        *weights = tr_new(tr, tr_dtype(tr, att), 3, wd);   /* averaged over the heads */
-    }
-    TId out = tr_linear(tr, y, e, o->wall[2], o->wall[3]);
-    int64_t d3[3] = {batch_first ? N : S, batch_first ? S : N, e};
-    return tr_view(tr, out, 3, d3);
-}
-
-/* nn.TransformerEncoderLayer in training (not the inference fast path):
- * self-attention without weights, dropout, residual, LayerNorm (after, or
- * before with norm_first), then linear1, activation, dropout, linear2,
- * dropout, residual, LayerNorm. */
-static TId tlayer_forward(Interp *in, Obj *o, TId x)
-{
-    Trace *tr = in->tr;
-    TId w;
-    bool pre = o->stride;
-    TId h = pre ? tr_layer_norm(tr, x, o->wall[8], o->wall[9]) : x;
-    TId sa = tr_dropout(tr, mha_forward(in, o, h, false, &w), o->p);
-    x = tr_add(tr, x, sa);
-    if (!pre)
-        x = tr_layer_norm(tr, x, o->wall[8], o->wall[9]);
-    h = pre ? tr_layer_norm(tr, x, o->wall[10], o->wall[11]) : x;
-    TId f = tr_linear(tr, h, o->b, o->wall[4], o->wall[5]);
-    f = tr_act(tr, f, o->c ? ACT_GELU : ACT_RELU, false);
-    f = tr_dropout(tr, f, o->p);
-    f = tr_linear(tr, f, o->a, o->wall[6], o->wall[7]);
-    f = tr_dropout(tr, f, o->p);
-    x = tr_add(tr, x, f);
-    return pre ? x : tr_layer_norm(tr, x, o->wall[10], o->wall[11]);
-}
 
 static AVal *lstm_call(Interp *in, Obj *m, AVal *x)
 {
@@ -515,7 +371,6 @@ static TId layer_forward(Interp *in, Obj *m, TId t)
     case NN_MAXPOOL: case NN_AVGPOOL:
         return tr_pool2d(tr, t, m->k, m->stride, m->pad, m->nn == NN_MAXPOOL);
     case NN_ADAPTIVEPOOL: return tr_adaptive_pool(tr, t, m->a, m->a);
-    case NN_TLAYER: return tr->t.v[t].nd == 3 ? tlayer_forward(in, m, t) : 0;
     case NN_MSE_LOSS: return tr_mse(tr, t);
     default: return 0;
     }
@@ -532,18 +387,6 @@ static AVal *sequential_call(Interp *in, Obj *m, AVal *x)
     return cur;
 }
 
-/* nn.MultiheadAttention returns (output, weights or None). */
-static AVal *mha_call(Interp *in, Obj *m, AVal *x, Args *a)
-{
-    TId t = av_gpu(in, x), weights;
-    if (!t || in->tr->t.v[t].nd != 3)
-        return av_unknown(in);
-    AVal *pair = av_seq(in, 2);
-    pair->items[0] = tensor_result(in, mha_forward(in, m, t, bool_or(a, -1, "need_weights", true), &weights));
-    pair->items[1] = weights ? tensor_result(in, weights) : av_none(in);
-    return pair;
-}
-
 AVal *module_call(Interp *in, Obj *m, Args *a)
 {
     AVal *x = arg(a, 0, NULL);
@@ -552,7 +395,7 @@ AVal *module_call(Interp *in, Obj *m, Args *a)
     switch (m->nn) {
     case NN_LINEAR: case NN_EMBEDDING: case NN_LAYERNORM: case NN_RMSNORM: case NN_CONV2D:
     case NN_CONVT2D: case NN_BATCHNORM: case NN_DROPOUT: case NN_SOFTMAX: case NN_MAXPOOL:
-    case NN_AVGPOOL: case NN_ADAPTIVEPOOL: case NN_TLAYER: case NN_MSE_LOSS: {
+    case NN_AVGPOOL: case NN_ADAPTIVEPOOL: case NN_MSE_LOSS: {
         TId t = av_gpu(in, x);
         return tensor_result(in, t ? layer_forward(in, m, t) : 0);
     }
@@ -568,7 +411,8 @@ AVal *module_call(Interp *in, Obj *m, Args *a)
     }
     case NN_SEQUENTIAL: return sequential_call(in, m, x);
     case NN_IDENTITY: return x ? x : av_unknown(in);
-    case NN_MHA: return mha_call(in, m, x, a);
+    case NN_MHA: case NN_TLAYER: case NN_TDLAYER: case NN_TSTACK: case NN_TRANSFORMER:
+        return transformer_module_call(in, m, a);
     case NN_CE_LOSS: return cross_entropy(in, x, arg(a, 1, "target"));
     case NN_NLL_LOSS: return nll_loss(in, x, arg(a, 1, "target"));
     case NN_HF: case NN_VISION:
@@ -632,6 +476,8 @@ AVal *module_method(Interp *in, AVal *self, const char *name, Args *a)
     }
     if (eq(name, "forward") || eq(name, "__call__"))
         return call_value(in, self, a);
+    if (eq(name, "generate_square_subsequent_mask") && self->obj->nn == NN_TRANSFORMER)
+        return square_subsequent_mask(in, a);
     if (eq(name, "append") && (self->obj->nn == NN_MODULELIST || self->obj->nn == NN_SEQUENTIAL)) {
         append_module(in, self, a);
         return av_none(in);

@@ -753,12 +753,16 @@ TId tr_slice_last(Trace *tr, TId x, int64_t n)
     return tr_view(tr, x, nd, dim);
 }
 
-TId tr_sdpa(Trace *tr, TId q, TId k, TId v, double dropout)
+TId tr_sdpa(Trace *tr, TId q, TId k, TId v, double dropout) { return tr_sdpa_bias(tr, q, k, v, 0, dropout); }
+
+TId tr_sdpa_bias(Trace *tr, TId q, TId k, TId v, TId bias, double dropout)
 {
     (void)dropout;   /* the fused kernels keep only the RNG seed */
     q = autocast_in(tr, q);
     k = autocast_in(tr, k);
     v = autocast_in(tr, v);
+    if (bias)
+        bias = autocast_in(tr, bias);   /* autocast casts every floating argument */
     TId out = like(tr, q, tr_dtype(tr, q), out_grad(tr, q, k, 0, 0) || needs_grad(tr, v));
     if (needs_grad(tr, out)) {
         save(tr, q);
@@ -768,9 +772,11 @@ TId tr_sdpa(Trace *tr, TId q, TId k, TId v, double dropout)
         int64_t ldim[3] = {tr_dim(tr, q, 0), tr_dim(tr, q, 1), tr_dim(tr, q, 2)};
         TId lse = new_tensor(tr, DT_F32, 3, ldim, false);
         save(tr, lse);
+        if (bias)
+            save(tr, bias);   /* the memory-efficient kernel's backward reads the mask again */
     }
-    TId in[3] = {q, k, v};
-    record(tr, "sdpa", in, 3, out);
+    TId in[4] = {q, k, v, bias};
+    record(tr, "sdpa", in, bias ? 4 : 3, out);
     return out;
 }
 
@@ -857,7 +863,7 @@ TId tr_lstm(Trace *tr, TId x, int64_t hidden, int layers, int gates, int directi
             save(tr, mask);
         }
     }
-    for (int i = 0; w && w[i]; i++)
+    for (int i = 0; w && i < layers; i++)
         use_param(tr, w[i]);
     record(tr, "lstm", &x, 1, y);
     return y;

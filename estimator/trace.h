@@ -178,13 +178,17 @@ TId tr_slice_last(Trace *tr, TId x, int64_t n);              /* x[..., :n] as a 
 /* Attention by a fused kernel (flash / memory-efficient): saves q, k, v, the
  * output and the log-sum-exp. q, k, v are (b, h, s, hd). */
 TId tr_sdpa(Trace *tr, TId q, TId k, TId v, double dropout);
+/* The same with an additive mask (b, h, s_q, s_k) that the backward reads:
+ * saved with the rest, in the kernel's dtype. */
+TId tr_sdpa_bias(Trace *tr, TId q, TId k, TId v, TId bias, double dropout);
 TId tr_cross_entropy(Trace *tr, TId logits, TId target);   /* log_softmax + nll */
 TId tr_nll_loss(Trace *tr, TId logp, TId target);          /* on log-probabilities */
 TId tr_mse(Trace *tr, TId pred);
 TId tr_reduce(Trace *tr, TId x);                             /* sum/mean to a scalar */
 TId tr_reduce_to(Trace *tr, TId x, int nd, const int64_t *dim);   /* along some dimensions */
 /* cuDNN LSTM (gates 4) or GRU (gates 3) over (b, s, in), one or two
- * directions: saves input, weights, output and its reserve space */
+ * directions: saves input, weights (w: one per layer), output and its
+ * reserve space */
 TId tr_lstm(Trace *tr, TId x, int64_t hidden, int layers, int gates, int directions, double dropout,
             uint32_t *w);
 

@@ -833,7 +833,9 @@ echo "--- 18. recurrent layers: bidirectional LSTM and GRU parameters"
 # 4h(in + h) + 8h, with in = 1024 for the first layer and 2h after:
 # 2 * (8,396,800 + 3 * 12,591,104) = 92,340,224; embedding 33278*1024 and the
 # decoder 2048 -> 33278 with bias: 194,603,518 in all. GRU(256, 512, 2): per
-# layer 3h(in + h) + 6h: 1,182,720 + 1,575,936 = 2,758,656.
+# layer 3h(in + h) + 6h: 1,182,720 + 1,575,936 = 2,758,656. LSTM(64, 64, 12):
+# 12 * (4h(in + h) + 8h) = 12 * 33,280 = 399,360 (every layer has its weights,
+# however many there are).
 cat > rnn.py <<'PY'
 import torch
 import torch.nn as nn
@@ -862,13 +864,16 @@ out, _ = rnn(torch.randn(32, 100, 256, device="cuda"))
 out.sum().backward()
 opt.step()
 PY
+sed 's/nn.GRU(256, 512, 2, batch_first=True)/nn.LSTM(64, 64, 12, batch_first=True)/; s/(32, 100, 256/(32, 100, 64/' gru.py > deep.py
 est rnn rnn.py
 est gru gru.py
-verdict rnn gru <<'PY'
-r, g = J
+est deep deep.py
+verdict rnn gru deep <<'PY'
+r, g, d = J
 check(r["params_total"] == 194603518, "bidirectional 4-layer LSTM LM: 194,603,518 parameters",
       f"params {r['params_total']}")
 check(g["params_total"] == 2758656, "2-layer GRU: 2,758,656 parameters", f"params {g['params_total']}")
+check(d["params_total"] == 399360, "12-layer LSTM: 399,360 parameters", f"params {d['params_total']}")
 PY
 
 echo "--- 19. Conv1d on (batch, channels, length), and a reduction along a dimension keeps the graph"
@@ -1087,4 +1092,147 @@ check(B(one, "gradients") == 13476831232, "one rank: every gradient whole, 13,47
       f"gradients at the peak {B(one, 'gradients')}")
 check(B(eight, "gradients") == 13476831232 // 8, "8 ranks: a rank's shards, 1,684,603,904 bytes",
       f"gradients at the peak {B(eight, 'gradients')} ({eight['peak_phase']})")
+PY
+
+echo "--- 24. nn.Transformer, nn.TransformerDecoder(Layer): parameters, the graph, masks, custom parts"
+# Parameters, d = 512, ff = 2048 (torch/nn/modules/transformer.py): an
+# attention is in_proj 3d*d + 3d and out_proj d*d + d = 1,050,624; the
+# feed-forward linear1 d*ff + ff = 1,050,624 and linear2 ff*d + d = 1,049,088;
+# a LayerNorm 2d = 1,024. An encoder layer: attention + feed-forward + 2
+# norms = 3,152,384; a decoder layer: 2 attentions + feed-forward + 3 norms =
+# 4,204,032. nn.Transformer(): 6 * 3,152,384 + 1,024 (encoder norm) +
+# 6 * 4,204,032 + 1,024 (decoder norm) = 18,915,328 + 25,225,216 = 44,140,544.
+# bias=False (Linear, LayerNorm and the attentions lose their biases): an
+# encoder layer 4d*d + 2*d*ff + 2d = 3,146,752, a decoder layer
+# 8d*d + 2*d*ff + 3d = 4,195,840, a norm d = 512:
+# 6 * 3,146,752 + 512 + 6 * 4,195,840 + 512 = 44,056,576. (PyTorch's own
+# sum(p.numel() for p in m.parameters()) gives 44,140,544, 26,250,216 and
+# 83,968 for the models below; bias= is newer than the torch at hand.)
+cat > tf.py <<'PY'
+import torch
+import torch.nn as nn
+model = nn.Transformer(ARGS).cuda()
+opt = torch.optim.AdamW(model.parameters())
+src = torch.randn(128, 16, 512, device="cuda")
+tgt = torch.randn(64, 16, 512, device="cuda")
+loss = model(src, tgt).sum()
+loss.backward()
+opt.step()
+PY
+sed 's/ARGS//' tf.py > tf_default.py
+sed 's/ARGS/bias=False/' tf.py > tf_nobias.py
+sed 's/ARGS/activation="swish"/' tf.py > tf_swish.py
+sed 's/from x//; s/ARGS/custom_encoder=Encoder(dim=512, depth=6)/; 2a from x_transformers import Encoder' tf.py > tf_custom.py
+# a decoder-only model: TransformerDecoder(layer, 6, norm) = 6 * 4,204,032 +
+# 1,024 = 25,225,216, with an embedding 1000 * 512 and a head 512 * 1000 + 1000:
+# 26,250,216; the layer handed to TransformerDecoder is deep-copied (its own
+# parameters are not the model's)
+cat > tdec.py <<'PY'
+import torch
+import torch.nn as nn
+class Captioner(nn.Module):
+    def __init__(self, vocab=1000, d=512):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, d)
+        layer = nn.TransformerDecoderLayer(d, 8, dim_feedforward=2048, batch_first=True, activation="gelu")
+        self.decoder = nn.TransformerDecoder(layer, num_layers=6, norm=nn.LayerNorm(d))
+        self.head = nn.Linear(d, vocab)
+    def forward(self, tokens, memory):
+        T = tokens.size(1)
+        mask = nn.Transformer.generate_square_subsequent_mask(T, device=tokens.device)
+        return self.head(self.decoder(self.emb(tokens), memory, tgt_mask=mask, tgt_is_causal=True))
+model = Captioner().cuda()
+opt = torch.optim.AdamW(model.parameters())
+tokens = torch.randint(0, 1000, (16, 64), device="cuda")
+memory = torch.randn(16, 196, 512, device="cuda")
+logits = model(tokens, memory)
+loss = nn.functional.cross_entropy(logits.view(-1, 1000), tokens.view(-1))
+loss.backward()
+opt.step()
+PY
+# a stack's norm of a class pfc cannot read: the stack's output is kept
+# (taken as elementwise on the last layer's), and the report says so
+sed 's/model = nn.Transformer(ARGS)/from apex.normalization import FusedLayerNorm\
+model = nn.TransformerEncoder(nn.TransformerEncoderLayer(512, 8), 2, norm=FusedLayerNorm(512))/; s/model(src, tgt)/model(src)/' tf.py > tf_norm.py
+est tfd tf_default.py
+est tfn tf_nobias.py
+est tfs tf_swish.py
+est tfc tf_custom.py
+est tdec tdec.py
+est tfnorm tf_norm.py
+verdict tfd tfn tfs tfc tdec tfnorm <<'PY'
+d, n, s, c, dec, norm = J
+check(d["params_total"] == 44140544 and not d["assumptions"], "nn.Transformer(): 44,140,544 parameters, nothing assumed",
+      f"params {d['params_total']}, assumptions {d['assumptions']}")
+check(d["batch"] == 16, "sequence first: (128, 16, 512) is a batch of 16", f"batch {d['batch']}")
+check(n["params_total"] == 44056576, "nn.Transformer(bias=False): 44,056,576 parameters", f"params {n['params_total']}")
+check(RC[2] != 0 and "swish" in E(s), "activation=\"swish\" is refused (PyTorch raises)", f"rc {RC[2]}, error {E(s)!r}")
+check(c["params_total"] == 25225216 and any("custom_encoder" in a for a in c["assumptions"])
+      and any("encoder is not modelled" in a for a in c["assumptions"]),
+      "a custom_encoder of a class pfc cannot read: the decoder's 25,225,216 parameters, both gaps listed",
+      f"params {c['params_total']}, assumptions {c['assumptions']}")
+check(norm["params_total"] == 2 * 3152384 and any("norm is not modelled" in a for a in norm["assumptions"])
+      and norm["ops_assumed"] == 1, "an unknown norm= after a stack: taken as elementwise, listed",
+      f"params {norm['params_total']}, assumptions {norm['assumptions']}, ops assumed {norm['ops_assumed']}")
+check(dec["params_total"] == 26250216 and B(dec, "logits_loss") > 0,
+      "TransformerDecoder over a memory: 26,250,216 parameters, followed to the loss",
+      f"params {dec['params_total']}, logits_loss {B(dec, 'logits_loss')}, assumptions {dec['assumptions']}")
+PY
+# The graph of one small nn.Transformer(d_model=64, nhead=4, 1 + 1 layers,
+# dim_feedforward=128), sequence first, src (S=16, N=8, E=64), tgt (T=8, N=8),
+# fp32, dropout 0.1, from the running total that keeps it (retained = 1 x the
+# graph). Units: x = S*N*E*4 = 32,768 bytes, y = T*N*E*4 = 16,384; a bool
+# dropout mask is a quarter of its fp32 tensor; a LayerNorm keeps its input
+# and mean and rstd, 2 * 512 (S*N*4 = 512; T*N*4 = 256, rounded up to 512).
+# Encoder layer: src (the in-projection's input), the packed (3, S, N, E)
+# q/k/v copy (3), SDPA's output, out_proj's (S*N, E) input copy, norm1's
+# input, linear1's input (norm1's output), norm2's input: 9x = 294,912; SDPA's
+# logsumexp N*h*S*4 = 2,048; dropout1's and dropout2's masks 2 * 8,192; the
+# two norms' statistics 2 * 1,024; relu's output and dropout's output
+# 2 * S*N*ff*4 = 131,072 and dropout's mask 16,384: 462,848. The encoder's
+# norm: x + 1,024 -> 496,640.
+# Decoder layer. Self-attention: tgt, packed (3), output, copy, norm1's input
+# 7y = 114,688 + logsumexp N*h*T*4 = 1,024 + mask 4,096 + statistics 1,024 =
+# 120,832. Cross-attention: norm1's output (q's projection input), q's
+# projection (SDPA's q), output, copy, norm2's input 5y = 81,920; the memory
+# (the k/v projection's input) and the packed (2, S, N, E) k/v copy 3x =
+# 98,304; logsumexp 1,024 + mask 4,096 + statistics 1,024: 186,368.
+# Feed-forward: linear1's input and norm3's input 2y = 32,768, relu's and
+# dropout's outputs 2 * 32,768, masks 8,192 + 4,096, statistics 1,024:
+# 111,616. The decoder's norm y + 1,024 = 17,408. 436,224 in all.
+# The graph: 496,640 + 436,224 = 932,864 bytes.
+# With src_mask and src_key_padding_mask, tgt_mask and tgt_key_padding_mask,
+# and memory_key_padding_mask, F.multi_head_attention_forward adds each
+# attn_mask and padding mask into one (N*heads, L, S) fp32 mask that SDPA
+# keeps: 8*4*16*16*4 = 32,768 (encoder) + 8*4*8*8*4 = 8,192 (decoder self);
+# the padding mask alone (cross-attention) is expanded to (N*heads, 1, S):
+# 8*4*16*4 = 2,048. 43,008 bytes more.
+cat > tfg.py <<'PY'
+import torch
+import torch.nn as nn
+model = nn.Transformer(d_model=64, nhead=4, num_encoder_layers=1, num_decoder_layers=1,
+                       dim_feedforward=128).cuda()
+total = 0
+for step in range(2):
+    src = torch.randn(16, 8, 64, device="cuda")
+    tgt = torch.randn(8, 8, 64, device="cuda")
+    out = model(src, tgt)
+    total += out.sum()
+PY
+sed 's/out = model(src, tgt)/out = model(src, tgt, src_mask=src_mask, tgt_mask=tgt_mask, src_key_padding_mask=src_pad, tgt_key_padding_mask=tgt_pad, memory_key_padding_mask=src_pad)/' tfg.py > tfm.py
+sed -i 's/^    tgt = .*/&\
+    src_mask = torch.zeros(16, 16, dtype=torch.bool, device="cuda")\
+    tgt_mask = model.generate_square_subsequent_mask(8, device="cuda")\
+    src_pad = torch.zeros(8, 16, dtype=torch.bool, device="cuda")\
+    tgt_pad = torch.zeros(8, 8, dtype=torch.bool, device="cuda")/' tfm.py
+est tfg tfg.py
+est tfm tfm.py
+verdict tfg tfm <<'PY'
+g, m = J
+check(g["params_total"] == 83968, "the small nn.Transformer: 83,968 parameters", f"params {g['params_total']}")
+check(B(g, "retained_across_iterations") == 932864, "its graph, worked out by hand: 932,864 bytes",
+      f"retained {B(g, 'retained_across_iterations')}")
+check(B(m, "retained_across_iterations") - B(g, "retained_across_iterations") == 43008 and not m["assumptions"],
+      "attn_mask + key_padding_mask: the merged masks SDPA keeps, 43,008 bytes more",
+      f"retained {B(m, 'retained_across_iterations')}, assumptions {m['assumptions']}")
 PY
