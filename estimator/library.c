@@ -186,7 +186,10 @@ static AVal *call_vision(LibraryCtx *lc, Interp *in, Obj *m, AVal **args, uint32
         return av_unknown(in);
     }
     if (!vision_build(in->tr, (const char *)m->arch, x->dim[0], x->dim[2], m->a, &logits)) {
-        lc->error = "the torchvision model does not take that image size";
+        const char *why = vision_image_refusal((const char *)m->arch, x->dim[2]);
+        lc->error = why ? arena_printf(in->tr->arena, "the torchvision model does not take %lld x %lld images: %s",
+                                       (long long)x->dim[2], (long long)x->dim[3], why)
+                        : "the torchvision model does not take that image size";
         return av_unknown(in);
     }
     lc->logits = logits;
