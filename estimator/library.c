@@ -114,6 +114,17 @@ static const char *model_name(LibraryCtx *lc, Interp *in, AVal **args, const cha
     return NULL;
 }
 
+/* maxvit_t(input_size=...): its partition grids are computed from input_size
+ * at construction; pfc models the default (224, 224), which the weights
+ * impose (torchvision raises on another with weights). */
+static bool maxvit_default_input_size(AVal **args, const char **kw, uint32_t n)
+{
+    AVal *size = kwarg(args, kw, n, "input_size", -1);
+    int64_t h = 0, w = 0;
+    return !size || (size->k == AV_SEQ && size->n == 2 && av_int_of(size->items[0], &h) &&
+                     av_int_of(size->items[1], &w) && h == 224 && w == 224);
+}
+
 static bool library_model(void *ctx, Interp *in, const char *qual, AVal **args, const char **kw,
                           uint32_t n, Obj *out)
 {
@@ -122,6 +133,11 @@ static bool library_model(void *ctx, Interp *in, const char *qual, AVal **args, 
         return timm_model(lc, in, args, kw, n, out);
     const char *name = after(qual, "torchvision.models.");
     if (name && known_vision(name)) {
+        if (strcmp(name, "maxvit_t") == 0 && !maxvit_default_input_size(args, kw, n)) {
+            lc->error = "maxvit_t's input_size is not (224, 224), or not a value pfc can read: pfc "
+                        "models MaxViT's partition grids for its default 224 x 224 images only";
+            return false;
+        }
         out->nn = NN_VISION;
         out->arch = name;
         out->a = num_classes_of(args, kw, n);

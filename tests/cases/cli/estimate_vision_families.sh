@@ -116,3 +116,13 @@ if grep -q "does not take 448 x 448 images: maxvit_t is built for 224 x 224 imag
 else
     echo "WRONG: maxvit_t at 448: $(head -c 300 maxvit_448.out)"
 fi
+
+# maxvit_t(input_size=(448, 448)) builds other grids (torchvision raises if
+# the weights are given too): pfc models the default only and says so.
+script "torchvision.models.maxvit_t(input_size=(448, 448))" 448 > maxvit_input_size.py
+"$PFC" estimate maxvit_input_size.py > maxvit_input_size.out 2>&1
+if grep -q "maxvit_t's input_size is not (224, 224)" maxvit_input_size.out; then
+    echo "ok: maxvit_t(input_size=(448, 448)) refused"
+else
+    echo "WRONG: maxvit_t(input_size=(448, 448)): $(head -c 300 maxvit_input_size.out)"
+fi
