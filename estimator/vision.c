@@ -23,7 +23,10 @@
  *     projection is rearranged into a contiguous (3, S, N, E) copy whose views
  *     are q, k and v for scaled_dot_product_attention (flash/cuDNN in 16 bits:
  *     saves q, k, v, output, log-sum-exp), and the attention output feeds the
- *     out-projection (copied first only by the fp32 kernel, see vit_block).
+ *     out-projection (copied first only by the fp32 kernel, see vit_block);
+ *   - MaxViT's partition attention runs its einsums as ATen does (operands
+ *     permuted and reshaped for bmm: copies that bmm saves) with an explicit
+ *     softmax; it is not calibrated (no measurement in shared/calibration).
  * Against shared/calibration's H200 measurements the activations saved for
  * the backward agree within 1% (resnet18/50/101, efficientnet_b0,
  * mobilenet_v3_large, vit_b_16; densenet121 once avg_pool2d saves its input).
