@@ -106,23 +106,24 @@ family maxvit_t "torchvision.models.maxvit_t(num_classes=10)" 224 30412744 8,64,
 # 197*8*384*4 = 2,420,736 bytes.
 family timm_vit "timm.create_model('vit_small_patch16_224', pretrained=True, num_classes=10)" 224 21669514 1576,384
 
+# refused NAME CTOR IMAGE TEXT: pfc must refuse the script and say TEXT
+refused() {
+    script "$2" "$3" > "$1.py"
+    "$PFC" estimate "$1.py" > "$1.out" 2>&1
+    if grep -qF "$4" "$1.out"; then
+        echo "ok: $1 refused: $4"
+    else
+        echo "WRONG: $1: $(head -c 300 "$1.out")"
+    fi
+}
+
 # maxvit_t is built for 224 x 224 images (input_size): at 448 the stem gives
 # 224, not the 112 its partition grids were computed from, and torchvision
 # fails; pfc refuses and names the constraint.
-script "torchvision.models.maxvit_t()" 448 > maxvit_448.py
-"$PFC" estimate maxvit_448.py > maxvit_448.out 2>&1
-if grep -q "does not take 448 x 448 images: maxvit_t is built for 224 x 224 images" maxvit_448.out; then
-    echo "ok: maxvit_t at 448 refused, naming its 224 x 224 input_size"
-else
-    echo "WRONG: maxvit_t at 448: $(head -c 300 maxvit_448.out)"
-fi
+refused maxvit_448 "torchvision.models.maxvit_t()" 448 \
+    "does not take 448 x 448 images: maxvit_t is built for 224 x 224 images"
 
 # maxvit_t(input_size=(448, 448)) builds other grids (torchvision raises if
 # the weights are given too): pfc models the default only and says so.
-script "torchvision.models.maxvit_t(input_size=(448, 448))" 448 > maxvit_input_size.py
-"$PFC" estimate maxvit_input_size.py > maxvit_input_size.out 2>&1
-if grep -q "maxvit_t's input_size is not (224, 224)" maxvit_input_size.out; then
-    echo "ok: maxvit_t(input_size=(448, 448)) refused"
-else
-    echo "WRONG: maxvit_t(input_size=(448, 448)): $(head -c 300 maxvit_input_size.out)"
-fi
+refused maxvit_input_size "torchvision.models.maxvit_t(input_size=(448, 448))" 448 \
+    "maxvit_t's input_size is not (224, 224)"
