@@ -124,6 +124,17 @@ static const char *model_name(LibraryCtx *lc, Interp *in, AVal **args, const cha
     return NULL;
 }
 
+/* maxvit_t(input_size=...): its partition grids are computed from input_size
+ * at construction; pfc models the default (224, 224), which the weights
+ * impose (torchvision raises on another with weights). */
+static bool maxvit_default_input_size(AVal **args, const char **kw, uint32_t n)
+{
+    AVal *size = kwarg(args, kw, n, "input_size", -1);
+    int64_t h = 0, w = 0;
+    return !size || (size->k == AV_SEQ && size->n == 2 && av_int_of(size->items[0], &h) &&
+                     av_int_of(size->items[1], &w) && h == 224 && w == 224);
+}
+
 static bool library_model(void *ctx, Interp *in, const char *qual, AVal **args, const char **kw,
                           uint32_t n, Obj *out)
 {
@@ -143,6 +154,11 @@ static bool library_model(void *ctx, Interp *in, const char *qual, AVal **args, 
             return false;
     }
     if (name && known_vision(name)) {
+        if (strcmp(name, "maxvit_t") == 0 && !maxvit_default_input_size(args, kw, n)) {
+            lc->error = "maxvit_t's input_size is not (224, 224), or not a value pfc can read: pfc "
+                        "models MaxViT's partition grids for its default 224 x 224 images only";
+            return false;
+        }
         out->nn = NN_VISION;
         out->arch = name;
         out->a = num_classes_of(args, kw, n);
@@ -207,7 +223,10 @@ static AVal *call_vision(LibraryCtx *lc, Interp *in, Obj *m, AVal **args, uint32
         return av_unknown(in);
     }
     if (!vision_build(in->tr, (const char *)m->arch, x->dim[0], x->dim[2], m->a, &logits)) {
-        lc->error = "the torchvision model does not take that image size";
+        const char *why = vision_image_refusal((const char *)m->arch, x->dim[2]);
+        lc->error = why ? arena_printf(in->tr->arena, "the torchvision model does not take %lld x %lld images: %s",
+                                       (long long)x->dim[2], (long long)x->dim[3], why)
+                        : "the torchvision model does not take that image size";
         return av_unknown(in);
     }
     lc->logits = logits;

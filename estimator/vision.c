@@ -23,7 +23,10 @@
  *     projection is rearranged into a contiguous (3, S, N, E) copy whose views
  *     are q, k and v for scaled_dot_product_attention (flash/cuDNN in 16 bits:
  *     saves q, k, v, output, log-sum-exp), and the attention output feeds the
- *     out-projection (copied first only by the fp32 kernel, see vit_block).
+ *     out-projection (copied first only by the fp32 kernel, see vit_block);
+ *   - MaxViT's partition attention runs its einsums as ATen does (operands
+ *     permuted and reshaped for bmm: copies that bmm saves) with an explicit
+ *     softmax; it is not calibrated (no measurement in shared/calibration).
  * Against shared/calibration's H200 measurements the activations saved for
  * the backward agree within 1% (resnet18/50/101, efficientnet_b0,
  * mobilenet_v3_large, vit_b_16; densenet121 once avg_pool2d saves its input).
@@ -225,7 +228,7 @@ static TId pool_flatten(Trace *tr, TId x)
 typedef enum Family {
     F_RESNET, F_VGG, F_DENSENET, F_EFFNET, F_EFFNET_V2, F_MOBILENET_V2, F_MOBILENET_V3,
     F_VIT, F_CONVNEXT, F_REGNET, F_ALEXNET, F_SQUEEZENET, F_SHUFFLENET, F_MNASNET, F_GOOGLENET,
-    F_INCEPTION, F_SWIN
+    F_INCEPTION, F_SWIN, F_MAXVIT
 } Family;
 
 typedef struct VModel {
@@ -248,7 +251,9 @@ typedef struct VModel {
  *  squeezenet: version (0 1.0, 1 1.1)
  *  shufflenet: stage output channels x3, last conv channels
  *  mnasnet:    -; width multiplier (alpha)
- *  swin:       embed dim, depths x4, window, v2; stochastic depth probability */
+ *  swin:       embed dim, depths x4, window, v2; stochastic depth probability
+ *  maxvit:     stem channels, first block channels (doubled per block), layers x4, head dim,
+ *              partition size; stochastic depth probability */
 #define VISION_MODELS(X) \
     X("resnet18", F_RESNET, {0, 2, 2, 2, 2, 1, 64}, {0}) \
     X("resnet34", F_RESNET, {0, 3, 4, 6, 3, 1, 64}, {0}) \
@@ -328,7 +333,8 @@ typedef struct VModel {
     X("swin_b", F_SWIN, {128, 2, 2, 18, 2, 7, 0}, {0.5}) \
     X("swin_v2_t", F_SWIN, {96, 2, 2, 6, 2, 8, 1}, {0.2}) \
     X("swin_v2_s", F_SWIN, {96, 2, 2, 18, 2, 8, 1}, {0.3}) \
-    X("swin_v2_b", F_SWIN, {128, 2, 2, 18, 2, 8, 1}, {0.5})
+    X("swin_v2_b", F_SWIN, {128, 2, 2, 18, 2, 8, 1}, {0.5}) \
+    X("maxvit_t", F_MAXVIT, {64, 64, 2, 2, 5, 2, 32, 7}, {0.2})
 
 /* Configurations torchvision does not ship, built for timm's names (timm.c);
  * the "timm:" prefix keeps them out of torchvision.models' namespace. */
@@ -1145,9 +1151,9 @@ static int64_t round_up_to(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 /* The (1, heads, N, N) relative position bias, from a parameter table (V1:
  * (2w-1)^2 x heads, gathered) or from the continuous-position MLP (V2:
  * Linear(2, 512), ReLU, Linear(512, heads, no bias), 16 * sigmoid; its
- * activations are (2w-1)^2 x 512 values, too few to model). It requires
- * grad, so adding it to the scores saves nothing extra. */
-static TId swin_bias(Trace *tr, int64_t heads, int ws, bool v2)
+ * activations are (2w-1)^2 x 512 values, too few to model), in dtype dt. It
+ * requires grad, so adding it to the scores saves nothing extra. */
+static TId relative_bias(Trace *tr, int64_t heads, int ws, bool v2, DType dt)
 {
     uint64_t table = (uint64_t)(2 * ws - 1) * (uint64_t)(2 * ws - 1);
     if (v2) {
@@ -1157,7 +1163,12 @@ static TId swin_bias(Trace *tr, int64_t heads, int ws, bool v2)
         tr_param(tr, table * (uint64_t)heads);
     }
     int64_t d[4] = {1, heads, (int64_t)ws * ws, (int64_t)ws * ws};
-    return fresh(tr, ac_dtype(tr, tr->weight_dtype), 4, d, true);
+    return fresh(tr, dt, 4, d, true);
+}
+
+static TId swin_bias(Trace *tr, int64_t heads, int ws, bool v2)
+{
+    return relative_bias(tr, heads, ws, v2, ac_dtype(tr, tr->weight_dtype));
 }
 
 /* F.normalize(x, dim=-1): x / norm, saving x and the (..., 1) norm. */
@@ -1283,19 +1294,153 @@ static TId swin(Trace *tr, TId x, const VModel *m, int64_t nc)
     return linear(tr, x, nc, true);
 }
 
+/* ---- MaxViT (maxvit.py) -------------------------------------------------------------------- */
+
+/* MaxVit builds its partition layers for one input size (input_size, (224,
+ * 224) by default and forced by the weights): each departition reshapes by
+ * the grid computed from it, so an image runs only if its stem (3x3, stride
+ * 2, padding 1) gives the same 112 x 112 as 224 does. */
+static bool maxvit_takes(int64_t image) { return image > 0 && (image - 1) / 2 + 1 == 112; }
+
+/* MBConv: res = proj(x) where the stride or the width changes (3x3 average
+ * pool, stride 2, padding 1, which saves its input; then a 1x1 conv with
+ * bias), else x; layers: pre-norm BatchNorm, a 1x1 expansion to 4 x out and
+ * a 3x3 depthwise conv carrying the stride (Conv2dNormActivation with
+ * inplace=None: BatchNorm, nn.GELU, which saves its input), squeeze-excitation
+ * to out / 4 (nn.SiLU not in place, sigmoid), a 1x1 conv with bias; the sum
+ * res + stochastic_depth(layers(x)). */
+static TId maxvit_mbconv(Trace *tr, TId x, int64_t out, int stride, double sd_prob)
+{
+    int64_t in = chans(tr, x), mid = 4 * out;
+    TId res = x;
+    if (stride != 1 || in != out) {
+        if (stride == 2)
+            res = tr_pool2d(tr, res, 3, 2, 1, false);
+        res = conv(tr, res, out, 1, 1, 0, 1, true);
+    }
+    TId h = bn(tr, x);
+    h = cna(tr, h, mid, 1, 1, 1, ACT_GELU);
+    h = cna(tr, h, mid, 3, stride, (int)mid, ACT_GELU);
+    h = squeeze_excite(tr, h, out / 4, ACT_SILU, false, ACT_SIGMOID);
+    h = conv(tr, h, out, 1, 1, 0, 1, true);
+    return tr_add(tr, res, stochastic_depth(tr, h, sd_prob));
+}
+
+/* An einsum operand as bmm takes it: sumproduct_pair permutes it to
+ * (B, G, heads, rows, cols) and reshapes to (B*G*heads, rows, cols). q, k and
+ * v are head splits of the qkv projection's last dimension (k * scale keeps
+ * that layout), so the window index and the head index do not fold into one
+ * stride: the reshape copies, except when B*G is 1 and only the heads remain.
+ * bmm saves what it multiplies, the copies. */
+static TId bmm_operand(Trace *tr, TId x, int64_t bg, int64_t heads, int64_t rows, int64_t cols)
+{
+    int64_t d[3] = {bg * heads, rows, cols};
+    return bg > 1 ? tr_copy(tr, x, 3, d) : tr_view(tr, x, 3, d);
+}
+
+/* RelativePositionalMultiHeadAttention on (B, G, P, C): qkv linear, chunked
+ * into head-split views; k * C^-0.5; einsum q k^T (bmm on copies), plus the
+ * gathered relative position bias (its table's dtype: fp32 under autocast,
+ * which promotes the sum), softmax (saves its output), einsum with v (bmm
+ * saves the probabilities, cast to 16 bits under autocast, and v's copy);
+ * the heads merged back by permute + reshape (a copy), the merge linear. */
+static TId maxvit_attention(Trace *tr, TId x, int64_t head_dim, int part)
+{
+    int64_t b = tr_dim(tr, x, 0), g = tr_dim(tr, x, 1), p = tr_dim(tr, x, 2), c = tr_dim(tr, x, 3);
+    int64_t heads = c / head_dim, bg = b * g;
+    TId qkv = linear(tr, x, 3 * c, true);
+    int64_t split[5] = {b, g, heads, p, head_dim};
+    TId q = tr_view(tr, qkv, 5, split), k = tr_view(tr, qkv, 5, split), v = tr_view(tr, qkv, 5, split);
+    k = tr_scale(tr, k);
+    TId s = tr_matmul(tr, bmm_operand(tr, q, bg, heads, p, head_dim), bmm_operand(tr, k, bg, heads, head_dim, p));
+    int64_t scores[5] = {b, g, heads, p, p};
+    s = tr_view(tr, s, 5, scores);
+    /* relative_position_index: a (P, P) int64 buffer */
+    tr_buffer(tr, ck_mul(ck_mul((uint64_t)p, (uint64_t)p), 8));
+    s = tr_softmax(tr, tr_add(tr, s, relative_bias(tr, heads, part, false, tr->weight_dtype)), false);
+    int64_t flat[3] = {bg * heads, p, p};
+    TId o = tr_matmul(tr, tr_view(tr, s, 3, flat), bmm_operand(tr, v, bg, heads, p, head_dim));
+    int64_t merged[4] = {b, g, p, c};
+    o = tr_copy(tr, o, 4, merged);
+    return linear(tr, o, c, true);
+}
+
+/* PartitionAttentionLayer on (B, C, H, W): partition into (B, G, P*P, C)
+ * (reshape, permute, reshape: a copy; "window" takes P x P windows, "grid"
+ * a P x P grid of strided pixels, its (B, P*P, G, C) copy swapped to (B, G,
+ * P*P, C) as a view), then x + sd(attention(norm(x))), x + sd(mlp(norm(x)))
+ * (dropouts at torchvision's 0.0 are identities), and the departition back to
+ * (B, C, H, W) (a copy). LayerNorm makes the grid's strided input contiguous
+ * internally and saves the input itself: that transient is not modelled. */
+static TId maxvit_partition(Trace *tr, TId x, int64_t head_dim, int part, bool grid, double sd_prob)
+{
+    int64_t b = tr_dim(tr, x, 0), c = chans(tr, x), h = tr_dim(tr, x, 2), w = tr_dim(tr, x, 3);
+    int64_t n = (int64_t)part * part, g = (h / part) * (w / part);
+    int64_t windows[4] = {b, g, n, c}, strided[4] = {b, n, g, c};
+    TId y = grid ? tr_view(tr, tr_copy(tr, x, 4, strided), 4, windows) : tr_copy(tr, x, 4, windows);
+    TId a = maxvit_attention(tr, ln(tr, y), head_dim, part);
+    y = tr_add(tr, y, stochastic_depth(tr, a, sd_prob));
+    y = tr_add(tr, y, stochastic_depth(tr, swin_mlp(tr, ln(tr, y)), sd_prob));
+    int64_t nchw[4] = {b, c, h, w};
+    return tr_copy(tr, y, 4, nchw);
+}
+
+/* maxvit_t: stem 1,728 + 128 + 36,928; MBConv with out C, in C_in, mid 4C,
+ * squeeze C/4: 2 C_in + C_in mid + 2 mid + 11 mid + 2 mid C/4 + C/4 + mid +
+ * mid C + C, plus C_in C + C for the first of a block; each partition layer
+ * 12C^2 + 13C + 169 C/32: blocks 294,952 + 1,114,064 + 11,165,456 +
+ * 17,530,688; classifier 1,024 + 262,656 + 512,000: 30,919,624. */
+static TId maxvit(Trace *tr, TId x, const VModel *m, int64_t nc)
+{
+    int64_t head_dim = m->i[6];
+    int part = m->i[7];
+    const int32_t *layers = m->i + 2;
+    x = cna(tr, x, m->i[0], 3, 2, 1, ACT_GELU);
+    x = conv(tr, x, m->i[0], 3, 1, 1, 1, true);
+    int total = layers[0] + layers[1] + layers[2] + layers[3], id = 0;
+    int64_t c = m->i[1];
+    for (int s = 0; s < 4; s++, c *= 2) {
+        for (int j = 0; j < layers[s]; j++, id++) {
+            double sd = m->f[0] * id / (total - 1.0);   /* np.linspace(0, p, total) */
+            x = maxvit_mbconv(tr, x, c, j ? 1 : 2, sd);
+            x = maxvit_partition(tr, x, head_dim, part, false, sd);
+            x = maxvit_partition(tr, x, head_dim, part, true, sd);
+        }
+    }
+    x = ln(tr, pool_flatten(tr, x));
+    x = tr_act(tr, linear(tr, x, chans(tr, x), true), ACT_TANH, false);
+    return linear(tr, x, nc, false);
+}
+
 /* ---- entry --------------------------------------------------------------------------------- */
+
+static const VModel *find_model(const char *name)
+{
+    for (size_t i = 0; i < NMODELS && name; i++)
+        if (strcmp(models[i].name, name) == 0)
+            return &models[i];
+    return NULL;
+}
+
+const char *vision_image_refusal(const char *name, int64_t image)
+{
+    const VModel *m = find_model(name);
+    if (m && m->fam == F_VIT && (image <= 0 || image % m->i[0] != 0))
+        return "a ViT's patch size must divide the image size (torchvision asserts it)";
+    if (m && m->fam == F_MAXVIT && !maxvit_takes(image))
+        return "maxvit_t is built for 224 x 224 images (its input_size, which the weights impose): "
+               "each partition layer splits the 56, 28, 14 and 7 grids computed from it into 7 x 7 "
+               "windows, and only 223 or 224 gives those grids (torchvision fails in the "
+               "departition's reshape; pfc does not model another input_size)";
+    return NULL;
+}
 
 bool vision_build(Trace *tr, const char *name, int64_t batch, int64_t image, int64_t num_classes,
                   TId *logits)
 {
-    const VModel *m = NULL;
-    for (size_t i = 0; i < NMODELS && name; i++)
-        if (strcmp(models[i].name, name) == 0)
-            m = &models[i];
-    if (!m || batch <= 0 || image <= 0 || num_classes <= 0)
+    const VModel *m = find_model(name);
+    if (!m || batch <= 0 || image <= 0 || num_classes <= 0 || vision_image_refusal(name, image))
         return false;
-    if (m->fam == F_VIT && image % m->i[0] != 0)
-        return false;   /* torchvision asserts the patch size divides the image */
     /* fp32 images; a model converted to 16 bits without autocast (model.half())
      * is fed images of its own dtype, or the first conv would fail */
     int64_t dims[4] = {batch, 3, image, image};
@@ -1320,6 +1465,7 @@ bool vision_build(Trace *tr, const char *name, int64_t batch, int64_t image, int
     case F_GOOGLENET: y = googlenet(tr, x, num_classes); break;
     case F_INCEPTION: y = inception_v3(tr, x, num_classes); break;
     case F_SWIN: y = swin(tr, x, m, num_classes); break;
+    case F_MAXVIT: y = maxvit(tr, x, m, num_classes); break;
     }
     if (logits)
         *logits = y;

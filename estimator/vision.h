@@ -7,7 +7,8 @@
  * dropout and stochastic depth in training, squeeze-excitation blocks, and
  * ViT's encoder as nn.MultiheadAttention runs it in training
  * (F.multi_head_attention_forward with need_weights=False: packed in-projection,
- * scaled_dot_product_attention, out-projection).
+ * scaled_dot_product_attention, out-projection); MaxViT's partition
+ * attention as its einsums run (bmm on reshaped copies, explicit softmax).
  *
  * The caller sets tr->weight_dtype, autocast, training and no_grad first; the
  * builders only record. */
@@ -21,10 +22,15 @@
 /* Records torchvision model `name` (e.g. "resnet50", "densenet121", "efficientnet_b0",
  * "mobilenet_v3_large", "vit_b_16") on a (batch, 3, image, image) input into tr: fp32, or
  * the weights' 16-bit dtype when the model is converted without autocast.
- * Returns false for an unknown name (or an image a ViT's patch size does not divide);
+ * Returns false for an unknown name (or an image vision_image_refusal refuses);
  * *logits gets the (batch, num_classes) output. */
 bool vision_build(Trace *tr, const char *name, int64_t batch, int64_t image, int64_t num_classes,
                   TId *logits);
+
+/* Why torchvision model `name` does not run on image x image inputs (a
+ * sentence naming the constraint: a ViT's patch size, MaxViT's fixed
+ * partition grids), or NULL when it does or when the name is unknown. */
+const char *vision_image_refusal(const char *name, int64_t image);
 
 /* The names known, for listings (torchvision's spelling, sorted by family). */
 const char *const *vision_names(size_t *n);

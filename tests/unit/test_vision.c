@@ -64,6 +64,8 @@ static void test_names(void **state)
     /* every listed name builds, at another size too (14, 16 and 32 divide 448) */
     for (size_t i = 0; i < n; i++) {
         Built b;
+        if (strcmp(names[i], "maxvit_t") == 0)
+            continue;   /* built for one size: test_maxvit_sizes */
         build(&b, names[i], 3, 448, false, true, false);
         assert_true(b.ok);
         assert_int_equal(tr_dim(&b.tr, b.logits, 0), 3);
@@ -114,7 +116,7 @@ static void test_linear_in_batch(void **state)
     static const char *const some[] = {"resnet50", "densenet121", "efficientnet_b0", "mobilenet_v3_large",
                                        "vit_b_16", "convnext_tiny", "vgg16", "regnet_y_400mf",
                                        "squeezenet1_0", "shufflenet_v2_x1_0", "mnasnet1_0", "googlenet",
-                                       "swin_t", "swin_v2_t"};
+                                       "swin_t", "swin_v2_t", "maxvit_t"};
     for (size_t i = 0; i < sizeof some / sizeof some[0]; i++) {
         uint64_t s4 = saved_bytes(some[i], 4, false, true, false, NULL);
         uint64_t s8 = saved_bytes(some[i], 8, false, true, false, NULL);
@@ -275,6 +277,7 @@ static const struct { const char *name; uint64_t total; } published[] = {
     {"swin_v2_t", 28351570ull},
     {"swin_v2_s", 49737442ull},
     {"swin_v2_b", 87930848ull},
+    {"maxvit_t", 30919624ull},
 };
 
 static void test_published_totals(void **state)
@@ -282,6 +285,101 @@ static void test_published_totals(void **state)
     (void)state;
     for (size_t i = 0; i < sizeof published / sizeof published[0]; i++)
         expect_params(published[i].name, published[i].total);
+}
+
+/* maxvit_t's partition layers are built for 224 (its input_size): 223 gives
+ * the same 112 x 112 stem output, (223 - 1) / 2 + 1; 225 gives 113 and 448
+ * 224, whose grids the departitions' reshapes do not fit. The refusal names
+ * the constraint. */
+static void test_maxvit_sizes(void **state)
+{
+    (void)state;
+    static const struct { int64_t image; bool runs; } sizes[] = {
+        {224, true}, {223, true}, {225, false}, {222, false}, {448, false}, {112, false},
+    };
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        Built b;
+        build(&b, "maxvit_t", 2, sizes[i].image, false, true, false);
+        if (b.ok != sizes[i].runs)
+            fail_msg("maxvit_t at %lld: built %d", (long long)sizes[i].image, b.ok);
+        const char *why = vision_image_refusal("maxvit_t", sizes[i].image);
+        assert_true(sizes[i].runs ? why == NULL : why && strstr(why, "224 x 224") && strstr(why, "7 x 7"));
+        arena_free(&b.a);
+    }
+    assert_non_null(vision_image_refusal("vit_b_16", 200));
+    assert_null(vision_image_refusal("vit_b_16", 224));
+    assert_null(vision_image_refusal("resnet50", 448));
+}
+
+/* Bytes of the tensors saved for the backward (each storage once, the image
+ * included), per sample: the difference between batch 4 and batch 2 over 2,
+ * so that the per-channel statistics cancel; no allocator rounding. */
+static uint64_t saved_per_sample(const char *name, bool amp)
+{
+    uint64_t at[2];
+    for (int i = 0; i < 2; i++) {
+        Built b;
+        build(&b, name, 2 + 2 * i, 224, amp, true, false);
+        assert_true(b.ok);
+        at[i] = 0;
+        for (TId t = 1; t < b.tr.t.n; t++)
+            if (b.tr.t.v[t].saved && !b.tr.t.v[t].base)
+                at[i] += tr_numel(&b.tr, t) * dtype_size((DType)b.tr.t.v[t].dtype);
+        arena_free(&b.a);
+    }
+    return (at[1] - at[0]) / 2;
+}
+
+/* maxvit_t in training, per sample, counted by hand from maxvit.py (fp32
+ * elements; C channels, S x S positions, N = S^2, mid = 4C, heads h = C/32):
+ *   stem: the image 3*224^2 = 150,528; conv1's output (saved by its
+ *     BatchNorm), the BatchNorm's (by GELU), GELU's (by conv2): 3 x 64*112^2
+ *     = 2,408,448;
+ *   MBConv on an input of C_in at S_in: the input (pre-norm BatchNorm; the
+ *     average pool too), the pre-norm output (conv_a) C_in S_in^2; conv_a,
+ *     its BatchNorm and GELU outputs 3 mid S_in^2; conv_b, BatchNorm, GELU,
+ *     the squeeze-excitation product (by conv_c) 4 mid S^2; the pooled
+ *     vector (fc1), fc1's output (SiLU), SiLU's (fc2), the sigmoid's (the
+ *     product) 2 mid + 2 C/4; a downsampling one adds the pooled input of
+ *     proj C_in S^2;
+ *   the partition layers' inputs are copied and not saved, nor is the last
+ *     one's output (the classifier's 1x1 average pool saves nothing);
+ *   a partition layer: its partition copy and first residual sum (the
+ *     LayerNorms), both LayerNorm outputs, the q, k and v copies bmm saves,
+ *     the merged heads (the merge linear): 8 NC; fc1's output (GELU) and GELU's (fc2) 8 NC; the
+ *     softmax N h 49; LayerNorm statistics 4N;
+ *   one stochastic-depth mask element per sample for the MBConv and two per
+ *   partition layer in the 10 layers with p > 0: 50; the head 3 x 512 + 2.
+ * Stage 0 (64 at 56): MBConv 14,651,936 + 6,021,664, partition layers 4 x
+ *   3,531,136; stage 1 (128 at 28): 6,875,200 + 3,011,648 + 4 x 1,762,432;
+ *   stage 2 (256 at 14): 3,439,232 + 4 x 1,507,456 + 10 x 880,432; stage 3
+ *   (512 at 7): 1,722,880 + 756,992 + 4 x 440,020. With the stem, the
+ *   masks and the head: 76,808,612 elements, 307,234,448 bytes.
+ * Under fp16 autocast every one of these is 2 bytes, except the LayerNorms'
+ * fp32 inputs (+2 x 2NC a layer), the fp32 softmax plus its fp16 copy that
+ * bmm saves (+4 x 49 N h), the fp32 statistics (+2 x 4N), the head's
+ * LayerNorm input and statistics (+2 x 514): 2 x 76,808,612 + 4 x 2,057,216
+ * + 4 x 1,022,336 + 10 x 509,600 + 4 x 254,408 + 1,028 = 172,050,092. */
+static void test_maxvit_saved(void **state)
+{
+    (void)state;
+    assert_int_equal(saved_per_sample("maxvit_t", false), 307234448ull);
+    assert_int_equal(saved_per_sample("maxvit_t", true), 172050092ull);
+    /* the scores (B, G, heads, 49, 49) are fp16 under autocast, the gathered
+     * bias table fp32: their sum is promoted, in each of the 22 partition layers */
+    Built b;
+    build(&b, "maxvit_t", 2, 224, true, true, false);
+    int promoted = 0;
+    for (uint32_t i = 0; i < b.tr.ops.n; i++) {
+        const TOp *op = &b.tr.ops.v[i];
+        if (strcmp(op->name, "add") == 0 && b.tr.t.v[op->out].nd == 5) {
+            assert_int_equal(tr_dtype(&b.tr, op->in[0]), DT_F16);
+            assert_int_equal(tr_dtype(&b.tr, op->out), DT_F32);
+            promoted++;
+        }
+    }
+    assert_int_equal(promoted, 22);
+    arena_free(&b.a);
 }
 
 int main(void)
@@ -292,6 +390,8 @@ int main(void)
         cmocka_unit_test(test_linear_in_batch),
         cmocka_unit_test(test_modes),
         cmocka_unit_test(test_calibration),
+        cmocka_unit_test(test_maxvit_sizes),
+        cmocka_unit_test(test_maxvit_saved),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -93,8 +93,37 @@ family swin_t "torchvision.models.swin_t(num_classes=10)" 224 27527044 512,3,49,
 # scores [392, 3, 64, 64] saved by the softmax: 392*3*64*64*4 = 19,267,584 bytes.
 family swin_v2_t "torchvision.models.swin_v2_t(num_classes=10)" 224 27590260 392,3,64,64
 
+# maxvit_t, 10 classes: the classifier's last linear has no bias, so
+# 30,919,624 - 512 x 990 = 30,412,744. Stem stride 2: 112; the first block's
+# MBConv downsamples to 56 x 56 x 64; its window attention takes (56/7)^2 =
+# 64 windows of 49 tokens and 64 / 32 = 2 heads: the softmax of the scores is
+# [8, 64, 2, 49, 49], saved for the einsum with v: 8*64*2*49*49*4 = 9,834,496 bytes.
+family maxvit_t "torchvision.models.maxvit_t(num_classes=10)" 224 30412744 8,64,2,49,49
+
 # timm vit_small_patch16_224, 10 classes: 22,050,664 - 385 x 990 = 21,669,514.
 # 196 patches + the class token = 197 tokens of 384; the in-projection
 # saves the (S*N, E) fold of each block's normed input: [1576, 384],
 # 197*8*384*4 = 2,420,736 bytes.
 family timm_vit "timm.create_model('vit_small_patch16_224', pretrained=True, num_classes=10)" 224 21669514 1576,384
+
+# refused NAME CTOR IMAGE TEXT: pfc must refuse the script and say TEXT
+refused() {
+    script "$2" "$3" > "$1.py"
+    "$PFC" estimate "$1.py" > "$1.out" 2>&1
+    if grep -qF "$4" "$1.out"; then
+        echo "ok: $1 refused: $4"
+    else
+        echo "WRONG: $1: $(head -c 300 "$1.out")"
+    fi
+}
+
+# maxvit_t is built for 224 x 224 images (input_size): at 448 the stem gives
+# 224, not the 112 its partition grids were computed from, and torchvision
+# fails; pfc refuses and names the constraint.
+refused maxvit_448 "torchvision.models.maxvit_t()" 448 \
+    "does not take 448 x 448 images: maxvit_t is built for 224 x 224 images"
+
+# maxvit_t(input_size=(448, 448)) builds other grids (torchvision raises if
+# the weights are given too): pfc models the default only and says so.
+refused maxvit_input_size "torchvision.models.maxvit_t(input_size=(448, 448))" 448 \
+    "maxvit_t's input_size is not (224, 224)"
