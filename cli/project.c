@@ -132,9 +132,6 @@ struct Project {
     uint32_t nmods, capmods;
     PathMap probe_map, mod_map;
     /* linted files' directories as named -> absolute (NULL: unresolvable) */
-    PathMap dir_map;
-    char **dir_names, **dir_abs;
-    uint32_t ndirs, capdirs;
 };
 
 struct ProjectRequest {
@@ -777,39 +774,26 @@ static bool names_project_candidate(const ImportRequestVec *reqs)
 
 /* ---- the linted file --------------------------------------------------------------------- */
 
-/* The absolute directory of a linted file (malloc'ed, or NULL): one
- * realpath() per directory, not per file. A symlink resolves by itself:
- * its target's directory is where its imports are. Caller holds the lock. */
-static char *linted_dir(Project *P, const char *path)
+/* The absolute directory of a linted file (malloc'ed, or NULL), through
+ * directory_realpath: one resolution per directory for the whole run. A
+ * symlink resolves by itself: its target's directory is where its imports
+ * are. */
+static char *linted_dir(const char *path)
 {
     struct stat st;
-    const char *slash = strrchr(path, '/');
     if (lstat(path, &st) != 0 || S_ISLNK(st.st_mode)) {
         char *abs = absolute_path(path);
         char *dir = abs ? parent_of(abs) : NULL;
         free(abs);
         return dir;
     }
+    const char *slash = strrchr(path, '/');
     char *named = slash ? xstrdup(path) : xstrdup(".");
     if (slash)
         named[slash == path ? 1 : slash - path] = 0;
-    int64_t known = map_get(&P->dir_map, named);
-    if (known >= 0) {
-        free(named);
-        return P->dir_abs[known] ? xstrdup(P->dir_abs[known]) : NULL;
-    }
-    if (P->ndirs == P->capdirs) {
-        P->capdirs = P->capdirs ? P->capdirs * 2 : 16;
-        P->dir_names = realloc(P->dir_names, P->capdirs * sizeof *P->dir_names);
-        P->dir_abs = realloc(P->dir_abs, P->capdirs * sizeof *P->dir_abs);
-        if (!P->dir_names || !P->dir_abs)
-            abort();
-    }
-    P->dir_names[P->ndirs] = named;
-    P->dir_abs[P->ndirs] = directory_realpath(named);
-    map_put(&P->dir_map, named, P->ndirs);
-    P->ndirs++;
-    return P->dir_abs[P->ndirs - 1] ? xstrdup(P->dir_abs[P->ndirs - 1]) : NULL;
+    char *dir = directory_realpath(named);
+    free(named);
+    return dir;
 }
 
 static void linted_hook(void *ctx, const Ir *ir, ProjectView *view)
@@ -820,12 +804,10 @@ static void linted_hook(void *ctx, const Ir *ir, ProjectView *view)
     ir_project_imports(ir, &reqs);
     if (!names_project_candidate(&reqs))
         return;
-    pthread_mutex_lock(&P->lock);
-    char *dir = linted_dir(P, r->path);
-    if (!dir) {
-        pthread_mutex_unlock(&P->lock);
+    char *dir = linted_dir(r->path);   /* thread-safe: outside the lock */
+    if (!dir)
         return;   /* no directory to resolve from: imports stay unknown */
-    }
+    pthread_mutex_lock(&P->lock);
     Importer im = {P, dir, root_of(P, dir), MAX_IMPORT_DEPTH, &r->reads};
     resolve_requests(&im, ir, &reqs, view);
     pthread_mutex_unlock(&P->lock);
@@ -837,7 +819,7 @@ char *project_module_file(Project *P, const char *importer, const char *dotted)
     Memo sink;
     memset(&sink, 0, sizeof sink);
     pthread_mutex_lock(&P->lock);
-    char *dir = linted_dir(P, importer);
+    char *dir = linted_dir(importer);
     char *file = NULL;
     if (dir) {
         Importer im = {P, dir, root_of(P, dir), 0, &sink};
@@ -1087,13 +1069,6 @@ void project_free(Project *P)
     free(P->probes);
     free(P->probe_map.slots);
     free(P->mod_map.slots);
-    for (uint32_t i = 0; i < P->ndirs; i++) {
-        free(P->dir_names[i]);
-        free(P->dir_abs[i]);
-    }
-    free(P->dir_names);
-    free(P->dir_abs);
-    free(P->dir_map.slots);
     free(P->inputs_root);
     pthread_mutex_destroy(&P->lock);
     free(P);

@@ -1360,7 +1360,7 @@ static AVal *module_attr(Interp *in, const char *q, size_t len, const char *name
 /* A model picked from a module by a name pfc cannot read
  * (models.__dict__[args.arch], getattr(models, name)): if no model is found,
  * the refusal says which name and how to give it. */
-static void factory_unread(Interp *in, uint32_t node, const char *module, const AVal *key)
+void interp_factory_unread_at(Interp *in, uint32_t node, const char *module, const AVal *key)
 {
     if (in->factory_unread)
         return;
@@ -1368,11 +1368,6 @@ static void factory_unread(Interp *in, uint32_t node, const char *module, const 
     in->factory_unread = at_node(in, node, key->k == AV_UNKNOWN && key->origin
                                                ? missing_config(in, what, key)
                                                : arena_printf(in->a, "%s is not a value pfc can read", what));
-}
-
-void interp_factory_unread_at(Interp *in, const char *module, const AVal *key)
-{
-    factory_unread(in, in->cur_node, module, key);
 }
 
 AVal *interp_module_attr(Interp *in, const AVal *module, const char *name)
@@ -1387,7 +1382,7 @@ static AVal *subscript(Interp *in, AVal *base, AVal *idx);
 static AVal *subscript_at(Interp *in, uint32_t node, AVal *base, AVal *idx)
 {
     if (base->k == AV_QUAL && is_module_dict(base->s) && idx->k != AV_STR)
-        factory_unread(in, node, base->s, idx);
+        interp_factory_unread_at(in, node, base->s, idx);
     return subscript(in, base, idx);
 }
 

@@ -129,8 +129,10 @@ AVal *method_call(Interp *in, AVal *recv, const char *name, Args *a);
 AVal *attr_of_value(Interp *in, AVal *base, const char *name);
 /* getattr(module, "name") of a library or project module; NULL if not a module */
 AVal *interp_module_attr(Interp *in, const AVal *module, const char *name);
-/* getattr(module, key) with a key pfc cannot read: remembered for the refusal */
-void interp_factory_unread_at(Interp *in, const char *module, const AVal *key);
+/* A model picked from a module by a key pfc cannot read (models.__dict__[k],
+ * getattr(models, k)) at `node`: if no model is found, the refusal says
+ * which name and how to give it. */
+void interp_factory_unread_at(Interp *in, uint32_t node, const char *module, const AVal *key);
 AVal *module_call(Interp *in, Obj *m, Args *a);
 AVal *tensor_binop(Interp *in, int tok, AVal *x, AVal *y);
 AVal *tensor_subscript(Interp *in, AVal *x, AVal *idx);

@@ -144,14 +144,16 @@ static bool library_model(void *ctx, Interp *in, const char *qual, AVal **args, 
     const char *name = after(qual, "torchvision.models.");
     if (name && strcmp(name, "get_model") == 0) {   /* get_model("resnet50", weights=...) */
         AVal *chosen = kwarg(args, kw, n, "name", 0);
-        name = chosen && chosen->k == AV_STR ? chosen->s : NULL;
-        if (!name)
+        if (!chosen || chosen->k != AV_STR) {
             lc->error = "torchvision.models.get_model's name is not a literal or a constant pfc can read";
-        else if (!known_vision(name))
+            return false;
+        }
+        name = chosen->s;
+        if (!known_vision(name)) {
             lc->error = arena_printf(in->a, "torchvision.models.get_model('%s'): not a torchvision "
                                             "classification model pfc knows", name);
-        if (!name || !known_vision(name))
             return false;
+        }
     }
     if (name && known_vision(name)) {
         if (strcmp(name, "maxvit_t") == 0 && !maxvit_default_input_size(args, kw, n)) {

@@ -154,7 +154,7 @@ static AVal *b_getattr(Interp *in, const char *name, Args *a)
             return r;
     }
     if (x && x->k == AV_QUAL && n && n->k != AV_STR)
-        interp_factory_unread_at(in, x->s, n);
+        interp_factory_unread_at(in, in->cur_node, x->s, n);
     AVal *d = arg(a, 2, NULL);
     return d ? d : av_unknown(in);
 }

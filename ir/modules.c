@@ -30,20 +30,13 @@ static bool name_is(const Scan *s, uint32_t id, const char *str)
 
 static int method_named(const Scan *s, int cls, const char *name)
 {
-    const IrClass *k = &s->ir->classes.v[cls];
-    for (uint32_t m = 0; m < k->methods.n; m++)
-        if (name_is(s, s->ir->funcs.v[k->methods.v[m]].name, name))
-            return k->methods.v[m];
-    return -1;
+    uint32_t id = intern_lookup(&s->S->names, name, (uint32_t)strlen(name));
+    return id ? ir_class_method(s->ir, (uint32_t)cls, id) : -1;
 }
 
 static bool is_method_name(const Scan *s, int cls, uint32_t name)
 {
-    const IrClass *k = &s->ir->classes.v[cls];
-    for (uint32_t m = 0; m < k->methods.n; m++)
-        if (s->ir->funcs.v[k->methods.v[m]].name == name)
-            return true;
-    return false;
+    return ir_class_method(s->ir, (uint32_t)cls, name) >= 0;
 }
 
 /* Is x `self` in function fi: the first parameter of a method of the class,

@@ -6,18 +6,14 @@
 #   Base(d) = Linear(d, 512):          256*512 + 512 = 131,584 parameters
 #   Net adds Linear(512, 256):         512*256 + 256 = 131,328
 #   Base + Net:                        262,912 parameters, 1,051,648 bytes
+summary=$(pwd)/estimate_summary.py
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 show() {
     echo "--- $1"
     "$PFC" estimate "$2" --json > out.json 2> err.txt
     echo "exit $?"
-    python3 -c "import json
-j = json.load(open('out.json'))
-print('params_total', j['params_total'])
-print('weights', (j.get('components') or {}).get('weights'))
-e = j['error']
-print('error', e['message'] if e else None)"
+    python3 "$summary" out.json weights
 }
 # step SETUP MODEL: a training step of MODEL on a (64, 256) batch
 step() {

@@ -6,6 +6,7 @@
 # resnet18 11,689,512; resnet34 21,797,672; resnet50 25,557,032.
 # The project model is Linear(256, 512) + Linear(512, 256), bias on:
 # 256*512 + 512 + 512*256 + 256 = 262,912 parameters.
+summary=$(pwd)/estimate_summary.py
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 script() {   # script PICK [ARCH-OPTION]: a training script whose model is PICK
@@ -71,11 +72,7 @@ run() {
     echo "--- $*"
     "$PFC" estimate "$@" --json > out.json 2> err.txt
     echo "exit $?"
-    python3 -c "import json
-j = json.load(open('out.json'))
-print('params_total', j['params_total'])
-e = j['error']
-print('error', e['message'] if e else None)"
+    python3 "$summary" out.json
 }
 run dict.py
 run dict.py -- --arch resnet50

@@ -4,6 +4,7 @@
 # a package with relative imports, `from x import *`. The model below is
 # Linear(256, 512) + Linear(512, 256), bias on: parameters
 # 256*512 + 512 + 512*256 + 256 = 262,912; fp32 weights 1,051,648 bytes.
+summary=$(pwd)/estimate_summary.py
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 mkdir -p proj/models
@@ -59,12 +60,7 @@ for f in train_from train_module train_star train_missing; do
     echo "--- $f"
     "$PFC" estimate "proj/$f.py" --json > out.json 2> err.txt
     echo "exit $?"
-    python3 -c "import json
-j = json.load(open('out.json'))
-print('params_total', j['params_total'])
-print('weights', (j.get('components') or {}).get('weights'))
-e = j['error']
-print('error', e['message'] if e else None)"
+    python3 "$summary" out.json weights
 done
 echo "--- the report names the file that defines the model's class"
 "$PFC" estimate proj/train_from.py | grep '^Model' | sed 's/).*/)/'
