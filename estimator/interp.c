@@ -495,7 +495,8 @@ static void bind(Interp *in, Frame *fr, AVal *self, Args *a)
     }
 }
 
-static bool is_loop_header(const IrFunction *f, BlockId b) { return f->blocks.v[b].loop_header == b; }
+/* (loop_header 0 means none: the entry block never heads a loop) */
+static bool is_loop_header(const IrFunction *f, BlockId b) { return b && f->blocks.v[b].loop_header == b; }
 
 /* An if/elif/while test's value: the branch it takes (0 the body, 1 the
  * rest); unknown: the body of an if, said so, and never a while's. */
@@ -1980,10 +1981,12 @@ static AVal *undefined(Interp *in, Frame *fr, const IrValue *x)
 }
 
 /* An executed frame takes the operand of the edge it came in by; on demand
- * the first one stands for all. */
+ * the first edge that runs (demand.c). */
 static AVal *phi(Interp *in, Frame *fr, const IrValue *x)
 {
-    if (!fr->demand && fr->prev != UINT32_MAX) {
+    if (fr->demand)
+        return x->nargs ? eval(in, fr, demand_phi_operand(in, fr, x)) : av_unknown(in);
+    if (fr->prev != UINT32_MAX) {
         const IrBlock *b = &in->ir->funcs.v[fr->fi].blocks.v[x->block];
         for (uint32_t i = 0; i < b->preds.n && i < x->nargs; i++)
             if (b->preds.v[i] == fr->prev)
@@ -1992,10 +1995,34 @@ static AVal *phi(Interp *in, Frame *fr, const IrValue *x)
     return x->nargs ? eval(in, fr, x->args[0]) : av_unknown(in);
 }
 
+/* On demand, a read after a store of the frame gets the stored value, and
+ * one before them the value they replaced (demand.c); NULL: the object's. */
+static AVal *stored_for_read(Interp *in, Frame *fr, const IrValue *x)
+{
+    if (!fr->demand)
+        return NULL;
+    const IrFunction *f = &in->ir->funcs.v[fr->fi];
+    ValueId read = (ValueId)(x - f->values.v);
+    ValueId s = demand_store_before(in, fr, read);
+    if (s)
+        return eval(in, fr, f->values.v[s].args[f->values.v[s].op == IR_STORE_ATTR ? 1 : 2]);
+    return demand_value_before_stores(in, fr, read);
+}
+
+static AVal *subscript_value(Interp *in, Frame *fr, const IrValue *x)
+{
+    AVal *base = eval(in, fr, x->args[0]), *idx = eval(in, fr, x->args[1]);
+    AVal *stored = stored_for_read(in, fr, x);
+    return stored ? stored : subscript_at(in, x->node, base, idx);
+}
+
 static AVal *attribute(Interp *in, Frame *fr, const IrValue *x)
 {
     AVal *base = eval(in, fr, x->args[0]);
     const char *name = in_name(in, x->name);
+    AVal *stored = stored_for_read(in, fr, x);
+    if (stored)
+        return stored;
     if (base->k == AV_OBJECT && base->obj->nn == NN_NONE)
         return object_attr(in, base, name);
     if (base->k == AV_SUPER)
@@ -2025,16 +2052,98 @@ static AVal *unary(Interp *in, Frame *fr, const IrValue *x)
     return tok == T_PLUS || a->k == AV_TENSOR ? a : av_unknown(in);
 }
 
-static AVal *store_attr(Interp *in, Frame *fr, const IrValue *x)
+/* A module's parameters, dropped from the trace when it is no longer
+ * part of the model. Library models (NN_HF, NN_VISION) record theirs when
+ * they run, so there is nothing to drop yet. */
+static void drop_module_params(Interp *in, AVal *m, int depth)
 {
-    if (fr->demand || x->nargs < 2)
-        return av_none(in);
-    AVal *base = eval(in, fr, x->args[0]), *val = eval(in, fr, x->args[1]);
-    const char *name = in_name(in, x->name);
+    if (m->k == AV_SEQ || m->k == AV_DICT) {
+        for (uint32_t i = 0; i < m->n && depth < 8; i++)
+            drop_module_params(in, m->items[i], depth + 1);
+        return;
+    }
+    if (m->k != AV_OBJECT || !m->obj->is_module || depth >= 8)
+        return;
+    Obj *o = m->obj;
+    tr_param_drop(in->tr, o->w);
+    tr_param_drop(in->tr, o->bias);
+    for (uint32_t i = 0; i < o->nwall; i++)
+        tr_param_drop(in->tr, o->wall[i]);
+    for (uint32_t i = 0; i < o->nattr; i++)
+        drop_module_params(in, o->vals[i], depth + 1);
+}
+
+/* `model.head = nn.Linear(...)`: the module it replaces leaves the model
+ * (and its parameters the GPU, once the old one is collected). */
+static void replace_submodule(Interp *in, AVal *old, AVal *val)
+{
+    if (old && old != val && old->k == AV_OBJECT && old->obj->is_module && val->k == AV_OBJECT &&
+        val->obj->is_module && old->obj != val->obj)
+        drop_module_params(in, old, 0);
+}
+
+void apply_store_attr(Interp *in, AVal *base, const char *name, AVal *val, AVal **prior)
+{
+    AVal *old = base->k == AV_OBJECT ? obj_get(base->obj, name) : NULL;
+    if (prior)
+        *prior = old;
+    if (base->k == AV_OBJECT && base->obj->is_module)
+        replace_submodule(in, old, val);
     if (base->k == AV_OBJECT && base->obj->nn != NN_NONE && base->obj->nn < NN_OPTIMIZER)
         tie_weight(in, base->obj, name, val);
     else if (base->k == AV_OBJECT)
         obj_set(in, base->obj, name, val);
+}
+
+static void dict_set(Interp *in, AVal *d, const char *key, AVal *val, AVal **prior)
+{
+    for (uint32_t k = 0; k < d->n; k++)
+        if (strcmp(d->keys[k], key) == 0) {
+            *prior = d->items[k];
+            d->items[k] = val;
+            return;
+        }
+    AVal **items = arena_alloc(in->a, (d->n + 1) * sizeof *items);
+    const char **keys = arena_alloc(in->a, (d->n + 1) * sizeof *keys);
+    if (d->n) {
+        memcpy(items, d->items, d->n * sizeof *items);
+        memcpy(keys, d->keys, d->n * sizeof *keys);
+    }
+    items[d->n] = val;
+    keys[d->n] = key;
+    d->items = items;
+    d->keys = keys;
+    d->n++;
+}
+
+void apply_store_subscr(Interp *in, AVal *base, AVal *key, AVal *val, AVal **prior)
+{
+    AVal *none = NULL;
+    prior = prior ? prior : &none;
+    *prior = NULL;
+    int64_t i;
+    if (base->k == AV_OBJECT && (base->obj->nn == NN_MODULELIST || base->obj->nn == NN_SEQUENTIAL))
+        base = obj_get(base->obj, "__items__") ? obj_get(base->obj, "__items__") : av_unknown(in);
+    else if (base->k == AV_OBJECT && base->obj->nn == NN_MODULEDICT)
+        base = obj_get(base->obj, "__dict__") ? obj_get(base->obj, "__dict__") : av_unknown(in);
+    if (base->k == AV_SEQ && av_int_of(key, &i)) {
+        if (i < 0)
+            i += base->n;
+        if (i >= 0 && i < (int64_t)base->n) {
+            *prior = base->items[i];
+            base->items[i] = val;
+        }
+    } else if (base->k == AV_DICT && key->k == AV_STR) {
+        dict_set(in, base, key->s, val, prior);
+    }
+}
+
+static AVal *store_attr(Interp *in, Frame *fr, const IrValue *x)
+{
+    if (fr->demand || x->nargs < 2)
+        return av_none(in);   /* on demand: demand_apply_stores */
+    AVal *base = eval(in, fr, x->args[0]), *val = eval(in, fr, x->args[1]);
+    apply_store_attr(in, base, in_name(in, x->name), val, NULL);
     return av_none(in);
 }
 
@@ -2043,10 +2152,7 @@ static AVal *store_subscr(Interp *in, Frame *fr, const IrValue *x)
     if (fr->demand || x->nargs < 3)
         return av_none(in);
     AVal *base = eval(in, fr, x->args[0]), *key = eval(in, fr, x->args[1]);
-    AVal *val = eval(in, fr, x->args[2]);
-    int64_t i;
-    if (base->k == AV_SEQ && av_int_of(key, &i) && i >= 0 && i < (int64_t)base->n)
-        base->items[i] = val;
+    apply_store_subscr(in, base, key, eval(in, fr, x->args[2]), NULL);
     return av_none(in);
 }
 
@@ -2090,7 +2196,7 @@ static AVal *compute(Interp *in, Frame *fr, ValueId v)
     case IR_PHI: return phi(in, fr, x);
     case IR_CALL: return call(in, fr, v);
     case IR_ATTR: return attribute(in, fr, x);
-    case IR_SUBSCR: return subscript_at(in, x->node, eval(in, fr, x->args[0]), eval(in, fr, x->args[1]));
+    case IR_SUBSCR: return subscript_value(in, fr, x);
     case IR_BINOP: return binop(in, fr, x);
     case IR_UNARY: return unary(in, fr, x);
     case IR_COMPARE: return compare(in, fr, v);
@@ -2138,8 +2244,12 @@ static AVal *eval(Interp *in, Frame *fr, ValueId v)
     in->depth--;
     if (fr->demand || !fr->vals[v] || fr->vals[v]->k == AV_UNKNOWN)
         fr->vals[v] = r;
+    if (fr->demand)
+        demand_apply_stores(in, fr, v);
     return r;
 }
+
+AVal *frame_eval(Interp *in, Frame *fr, ValueId v) { return eval(in, fr, v); }
 
 /* Executes value v now (an executed frame, in order): loops run the same
  * values again, so a previous iteration's result is replaced. */

@@ -14,6 +14,7 @@ typedef struct Frame {
     bool *iter_done;
     AVal *ret;
     BlockId prev;         /* the block executed before the current one */
+    struct DemandState *dm;   /* on demand: which blocks run, the stores (demand.c) */
 } Frame;
 
 /* A module of the project: the script, or one its code imports. Functions,
@@ -95,6 +96,42 @@ typedef struct Args {
     const char *kw[ARGS_MAX];   /* NULL for positional */
     uint32_t n;
 } Args;
+
+/* ---- on-demand frames (demand.c) ------------------------------------------------------
+ * A demand frame (the top level, or a function whose values are asked for
+ * without running it) evaluates a value when something needs it, not in
+ * order. Python's order still matters in two places, and demand.c keeps it:
+ * which way a branch goes (a join takes the value of the edge that runs, not
+ * always the first), and what a store changes (`args.batch_size = ...`,
+ * `cfg["lr"] = ...`, `model.fc = nn.Linear(...)`): a read sees the last store
+ * before it in the code; the object itself gets every store of the frame
+ * once the value it hangs off is computed, so code that runs later (a
+ * function the object is passed to) sees them. */
+bool demand_edge_live(Interp *in, Frame *fr, BlockId from, BlockId to);
+/* The phi operand a demand frame takes: the first whose edge runs. */
+ValueId demand_phi_operand(Interp *in, Frame *fr, const IrValue *phi);
+/* The last store before `read` (an ATTR or SUBSCR value) of the same
+ * attribute or key on the same SSA value, in a block that runs; 0 if none. */
+ValueId demand_store_before(Interp *in, Frame *fr, ValueId read);
+/* The value the object had before the frame's stores changed it, when the
+ * read comes before all of them but they were applied already; NULL if
+ * none. */
+AVal *demand_value_before_stores(Interp *in, Frame *fr, ValueId read);
+/* v was just computed: applies the stores that hang off it (once each). */
+void demand_apply_stores(Interp *in, Frame *fr, ValueId v);
+/* The store's effect on an object (interp.c, also used by executed frames):
+ * prior gets the value it replaced (NULL: none, or not an attribute). */
+void apply_store_attr(Interp *in, AVal *base, const char *name, AVal *val, AVal **prior);
+void apply_store_subscr(Interp *in, AVal *base, AVal *key, AVal *val, AVal **prior);
+AVal *frame_eval(Interp *in, Frame *fr, ValueId v);
+/* Whether two constant keys (strings, integers) are the same key. */
+bool same_key(const AVal *a, const AVal *b);
+
+/* torchvision heads (vision_head.c): `model.fc` of an NN_VISION model
+ * (NULL: not its head), and, when the model runs, the head the script put
+ * there (its classes become the model's). */
+AVal *vision_head_attr(Interp *in, AVal *model, const char *name);
+void vision_apply_head(Interp *in, Obj *m);
 
 /* core (interp.c) */
 /* Makes m the current module (NULL: stays); returns the one to restore. */

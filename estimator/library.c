@@ -219,6 +219,7 @@ static AVal *call_vision(LibraryCtx *lc, Interp *in, Obj *m, AVal **args, uint32
     lc->batch = x->dim[0];
     lc->image = x->dim[2];
     TId logits;
+    vision_apply_head(in, m);
     if (m->a <= 0 || m->a > CK_DIM_MAX) {
         lc->error = arena_printf(in->tr->arena, "the torchvision model's num_classes is %lld, %s", (long long)m->a,
                                  m->a <= 0 ? "not a positive integer" : "too large to estimate");

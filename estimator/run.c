@@ -406,7 +406,7 @@ bool estimate_run(Syntax *s, const Ir *ir, const EstimateConfig *cfg, Estimate *
                        ? arena_printf(s->arena, "no model found: %s", interp_factory_unread(in))
                        : "no model found: neither a known from_pretrained/torchvision name "
                                       "nor an nn.Module defined in the file reached the step";
-        else if (!tr.ops.n)
+        else if (!tr.ops.n || (t.training && !tr_params_used(&tr)))
             *why = interp_lost(in)
                        ? arena_printf(s->arena, "the model was found but its forward could not be followed "
                                                 "to the loss (%s)", interp_lost(in))

@@ -249,6 +249,17 @@ AVal *math_call(Interp *in, const char *f, Args *a)
 
 AVal *seq_method(Interp *in, AVal *recv, const char *name, Args *a)
 {
+    if (eq(name, "extend") && arg(a, 0, NULL) && arg(a, 0, NULL)->k == AV_SEQ && arg(a, 0, NULL) != recv) {
+        AVal *more = arg(a, 0, NULL);
+        AVal **items = arena_alloc(in->a, (recv->n + more->n + 1) * sizeof *items);
+        if (recv->n)
+            memcpy(items, recv->items, recv->n * sizeof *items);
+        if (more->n)
+            memcpy(items + recv->n, more->items, more->n * sizeof *items);
+        recv->items = items;
+        recv->n += more->n;
+        return av_none(in);
+    }
     if (eq(name, "append") && recv->n < 100000) {
         AVal **items = arena_alloc(in->a, (recv->n + 1) * sizeof *items);
         if (recv->n)
@@ -260,8 +271,35 @@ AVal *seq_method(Interp *in, AVal *recv, const char *name, Args *a)
     return av_unknown(in);
 }
 
+/* d.update(other, key=value): other's pairs, then the keywords */
+static AVal *dict_update(Interp *in, AVal *d, Args *a)
+{
+    for (uint32_t i = 0; i < a->n; i++) {
+        AVal *v = a->v[i];
+        if (a->kw[i])
+            apply_store_subscr(in, d, av_str(in, a->kw[i]), v, NULL);
+        else if (v->k == AV_DICT && v != d)
+            for (uint32_t k = 0; k < v->n; k++)
+                apply_store_subscr(in, d, av_str(in, v->keys[k]), v->items[k], NULL);
+    }
+    return av_none(in);
+}
+
 AVal *dict_method(Interp *in, AVal *recv, const char *name, Args *a)
 {
+    if (eq(name, "update"))
+        return dict_update(in, recv, a);
+    if (eq(name, "setdefault") && arg(a, 0, NULL) && arg(a, 0, NULL)->k == AV_STR) {
+        AVal *k = arg(a, 0, NULL), *now = NULL;
+        for (uint32_t i = 0; i < recv->n && !now; i++)
+            if (eq(recv->keys[i], k->s))
+                now = recv->items[i];
+        if (now)
+            return now;
+        AVal *v = arg(a, 1, NULL) ? arg(a, 1, NULL) : av_none(in);
+        apply_store_subscr(in, recv, k, v, NULL);
+        return v;
+    }
     if (eq(name, "get") || eq(name, "pop")) {
         AVal *k = arg(a, 0, NULL);
         for (uint32_t i = 0; k && k->k == AV_STR && i < recv->n; i++)

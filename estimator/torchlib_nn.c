@@ -507,6 +507,8 @@ AVal *module_attr(Interp *in, AVal *base, const char *name)
             if (eq(d->keys[i], name))
                 return d->items[i];
     }
+    if (o->nn == NN_VISION && (v = vision_head_attr(in, base, name)))
+        return v;
     if (o->nn == NN_LINEAR && eq(name, "out_features"))
         return av_int(in, o->b);
     if (o->nn == NN_LINEAR && eq(name, "in_features"))

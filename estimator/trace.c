@@ -231,6 +231,14 @@ static TParam *P(Trace *tr, uint32_t p) { return p ? &tr->params.v[p - 1] : NULL
 
 static bool param_trains(Trace *tr, uint32_t p) { return p && P(tr, p)->trainable && !tr->no_grad; }
 
+bool tr_params_used(const Trace *tr)
+{
+    for (uint32_t i = 0; i < tr->params.n; i++)
+        if (tr->params.v[i].last_op)
+            return true;
+    return false;
+}
+
 void tr_param_totals(const Trace *tr, ParamTotals *out)
 {
     memset(out, 0, sizeof *out);

@@ -204,6 +204,9 @@ typedef struct ParamTotals {
     uint64_t trainable_tensors;
 } ParamTotals;
 void tr_param_totals(const Trace *tr, ParamTotals *out);
+/* Whether any op read a parameter: false when the model was built but its
+ * forward never ran (only construction, buffers and inputs were recorded). */
+bool tr_params_used(const Trace *tr);
 
 /* Memory through one forward and backward, relative to what existed before
  * it. Live bytes are split by kind: the "head" is what the trace recorded

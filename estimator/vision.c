@@ -1435,6 +1435,38 @@ const char *vision_image_refusal(const char *name, int64_t image)
     return NULL;
 }
 
+/* Each family's head as its builder above records it (the Linear's input
+ * is the width of the last feature map, or of the last hidden layer). */
+bool vision_head(const char *name, VisionHead *out)
+{
+    const VModel *m = find_model(name);
+    if (!m)
+        return false;
+    *out = (VisionHead){"classifier", -1, NULL, 0};
+    switch (m->fam) {
+    case F_RESNET: *out = (VisionHead){"fc", -1, NULL, m->i[0] ? 2048 : 512}; return true;
+    case F_VGG: case F_ALEXNET: out->index = 6; out->in_features = 4096; return true;
+    case F_DENSENET: {
+        int64_t f = m->i[1];
+        for (int b = 0; b < 4; b++)
+            f = b < 3 ? (f + m->i[2 + b] * m->i[0]) / 2 : f + m->i[2 + b] * m->i[0];
+        out->in_features = f;
+        return true;
+    }
+    case F_EFFNET: out->index = 1; out->in_features = 4 * make_divisible(320 * m->f[0], 8, 0); return true;
+    case F_EFFNET_V2: case F_MOBILENET_V2: case F_MNASNET: out->index = 1; out->in_features = 1280; return true;
+    case F_MOBILENET_V3: out->index = 3; out->in_features = m->i[0] ? 1280 : 1024; return true;
+    case F_VIT: *out = (VisionHead){"heads", -1, "head", m->i[3]}; return true;
+    case F_CONVNEXT: out->index = 2; out->in_features = m->i[3]; return true;
+    case F_SHUFFLENET: *out = (VisionHead){"fc", -1, NULL, m->i[3]}; return true;
+    case F_GOOGLENET: *out = (VisionHead){"fc", -1, NULL, 1024}; return true;
+    case F_INCEPTION: *out = (VisionHead){"fc", -1, NULL, 2048}; return true;
+    case F_SWIN: *out = (VisionHead){"head", -1, NULL, 8 * (int64_t)m->i[0]}; return true;
+    case F_MAXVIT: out->index = 5; out->in_features = 8 * (int64_t)m->i[1]; return true;
+    default: return false;
+    }
+}
+
 bool vision_build(Trace *tr, const char *name, int64_t batch, int64_t image, int64_t num_classes,
                   TId *logits)
 {

@@ -32,6 +32,20 @@ bool vision_build(Trace *tr, const char *name, int64_t batch, int64_t image, int
  * partition grids), or NULL when it does or when the name is unknown. */
 const char *vision_image_refusal(const char *name, int64_t image);
 
+/* Where torchvision model `name` keeps its classifier head, the nn.Linear
+ * a fine-tuning script replaces (`model.fc = nn.Linear(model.fc.in_features,
+ * 2)`): the attribute of the model (`fc`), the index in it when it is an
+ * nn.Sequential (`classifier[6]`, else -1) or the attribute in it (`heads.head`,
+ * else NULL), and the head's in_features. False for the families whose head
+ * is not one Linear (SqueezeNet's conv) or not modelled here (RegNet). */
+typedef struct VisionHead {
+    const char *attr;
+    int index;
+    const char *sub;
+    int64_t in_features;
+} VisionHead;
+bool vision_head(const char *name, VisionHead *out);
+
 /* The names known, for listings (torchvision's spelling, sorted by family). */
 const char *const *vision_names(size_t *n);
 

@@ -1,0 +1,249 @@
+/* Python's order in a frame evaluated on demand (interp_int.h says why):
+ * which blocks run, given the branch conditions pfc can evaluate, and the
+ * frame's stores, found for a read and applied to the objects. */
+#include "interp_int.h"
+
+#include <string.h>
+
+enum { LIVE_UNKNOWN, LIVE_FINDING, LIVE_YES, LIVE_NO };
+
+/* Deeper chains of blocks than this are taken as running: the answer is
+ * then the old one (the first operand), not a wrong one. */
+#define LIVE_DEPTH_MAX 4000
+
+typedef struct DemandState {
+    uint8_t *live;        /* per block: LIVE_* */
+    ValueId *stores;      /* the STORE_ATTR / STORE_SUBSCR values and the calls that change
+                             a container (is_mutating_call), in code order */
+    ValueId *root;        /* per store: the SSA value its target hangs off */
+    uint32_t nstores;
+    bool *is_root;        /* per value: some store hangs off it */
+    bool *applied;        /* per value (stores): applied to its object */
+    AVal **prior;         /* per value (stores): what it replaced there */
+} DemandState;
+
+static const IrFunction *frame_fn(Interp *in, const Frame *fr) { return &in->ir->funcs.v[fr->fi]; }
+
+/* The value a store's target hangs off: `a` of `a.b[c].d = v`. */
+static ValueId store_root(const IrFunction *f, ValueId target)
+{
+    for (uint32_t guard = 0; target && guard < 64; guard++) {
+        const IrValue *t = &f->values.v[target];
+        if ((t->op != IR_ATTR && t->op != IR_SUBSCR) || !t->nargs)
+            break;
+        target = t->args[0];
+    }
+    return target;
+}
+
+static bool is_store(const IrValue *x)
+{
+    return (x->op == IR_STORE_ATTR && x->nargs >= 2) || (x->op == IR_STORE_SUBSCR && x->nargs >= 3);
+}
+
+/* A call that changes a configuration container in place:
+ * `cfg.update(other)`, `cfg.setdefault(k, v)`, and, outside loops (which a
+ * demand frame does not run), `layers.append(m)` / `layers.extend(ms)`.
+ * Appends in loops are left alone: `losses.append(loss.item())` would pull
+ * the training step into the frame. */
+static bool is_mutating_call(Interp *in, const IrFunction *f, const IrValue *x)
+{
+    if (x->op != IR_CALL || !x->nargs || f->values.v[x->args[0]].op != IR_ATTR)
+        return false;
+    const char *m = in_name(in, f->values.v[x->args[0]].name);
+    if (strcmp(m, "update") == 0 || strcmp(m, "setdefault") == 0)
+        return true;
+    return (strcmp(m, "append") == 0 || strcmp(m, "extend") == 0) && !f->blocks.v[x->block].loop_header;
+}
+
+static bool is_effect(Interp *in, const IrFunction *f, const IrValue *x)
+{
+    return is_store(x) || is_mutating_call(in, f, x);
+}
+
+/* The operand a store or mutating call changes: the target, or the method's receiver. */
+static ValueId effect_target(const IrFunction *f, const IrValue *x)
+{
+    return x->op == IR_CALL ? f->values.v[x->args[0]].args[0] : x->args[0];
+}
+
+static DemandState *state(Interp *in, Frame *fr)
+{
+    if (fr->dm)
+        return fr->dm;
+    const IrFunction *f = frame_fn(in, fr);
+    DemandState *d = arena_zalloc(in->a, sizeof *d);
+    size_t nv = f->values.n + 1;
+    d->live = arena_zalloc(in->a, f->blocks.n + 1);
+    d->is_root = arena_zalloc(in->a, nv * sizeof *d->is_root);
+    d->applied = arena_zalloc(in->a, nv * sizeof *d->applied);
+    d->prior = arena_zalloc(in->a, nv * sizeof *d->prior);
+    uint32_t n = 0;
+    for (uint32_t v = 1; v < f->values.n; v++)
+        n += is_effect(in, f, &f->values.v[v]);
+    d->stores = arena_zalloc(in->a, (n + 1) * sizeof *d->stores);
+    d->root = arena_zalloc(in->a, (n + 1) * sizeof *d->root);
+    for (uint32_t v = 1; v < f->values.n; v++) {
+        if (!is_effect(in, f, &f->values.v[v]))
+            continue;
+        ValueId r = store_root(f, effect_target(f, &f->values.v[v]));
+        d->stores[d->nstores] = v;
+        d->root[d->nstores++] = r;
+        d->is_root[r] = true;
+    }
+    fr->dm = d;
+    return d;
+}
+
+/* ---- which blocks run --------------------------------------------------------------------- */
+
+/* Whether block b lies in the loop headed by h (h itself included). */
+static bool inside_loop(const IrFunction *f, BlockId b, BlockId h)
+{
+    BlockId l = f->blocks.v[b].loop_header;
+    for (uint32_t guard = 0; l && guard < 256; guard++) {
+        if (l == h)
+            return true;
+        l = f->blocks.v[l].loop_parent;
+    }
+    return false;
+}
+
+static bool is_back_edge(const IrFunction *f, BlockId from, BlockId to)
+{
+    return to && f->blocks.v[to].loop_header == to && inside_loop(f, from, to);
+}
+
+/* The successor an if/elif test sends b to, or -1 when both may run (an
+ * unknown condition, a loop, a try). */
+static int taken_successor(Interp *in, Frame *fr, BlockId b)
+{
+    const IrFunction *f = frame_fn(in, fr);
+    const IrBlock *blk = &f->blocks.v[b];
+    if (blk->succs.n != 2 || !blk->cond || (b && blk->loop_header == b))
+        return -1;
+    bool known;
+    bool t = av_truth(frame_eval(in, fr, blk->cond), &known);
+    return known ? (t ? 0 : 1) : -1;
+}
+
+static bool edge_taken(Interp *in, Frame *fr, BlockId from, BlockId to)
+{
+    int k = taken_successor(in, fr, from);
+    return k < 0 || frame_fn(in, fr)->blocks.v[from].succs.v[k] == to;
+}
+
+static bool block_live(Interp *in, Frame *fr, DemandState *d, BlockId b, uint32_t depth)
+{
+    if (b == 0 || d->live[b] == LIVE_YES || d->live[b] == LIVE_FINDING || depth > LIVE_DEPTH_MAX)
+        return true;   /* a block still being decided is taken as running */
+    if (d->live[b] == LIVE_NO)
+        return false;
+    const IrFunction *f = frame_fn(in, fr);
+    const IrBlock *blk = &f->blocks.v[b];
+    d->live[b] = LIVE_FINDING;
+    bool live = false;
+    for (uint32_t i = 0; i < blk->preds.n && !live; i++) {
+        BlockId p = blk->preds.v[i];
+        live = !is_back_edge(f, p, b) && block_live(in, fr, d, p, depth + 1) && edge_taken(in, fr, p, b);
+    }
+    d->live[b] = live ? LIVE_YES : LIVE_NO;
+    return live;
+}
+
+bool demand_edge_live(Interp *in, Frame *fr, BlockId from, BlockId to)
+{
+    return block_live(in, fr, state(in, fr), from, 0) && edge_taken(in, fr, from, to);
+}
+
+ValueId demand_phi_operand(Interp *in, Frame *fr, const IrValue *phi)
+{
+    const IrFunction *f = frame_fn(in, fr);
+    const IrBlock *b = &f->blocks.v[phi->block];
+    for (uint32_t i = 0; i < b->preds.n && i < phi->nargs; i++)
+        if (!is_back_edge(f, b->preds.v[i], phi->block) && demand_edge_live(in, fr, b->preds.v[i], phi->block))
+            return phi->args[i];
+    return phi->nargs ? phi->args[0] : 0;
+}
+
+/* ---- stores ------------------------------------------------------------------------------- */
+
+bool same_key(const AVal *a, const AVal *b)
+{
+    if (a->k == AV_STR && b->k == AV_STR)
+        return strcmp(a->s, b->s) == 0;
+    if ((a->k == AV_INT || a->k == AV_BOOL) && (b->k == AV_INT || b->k == AV_BOOL))
+        return a->i == b->i;
+    return false;
+}
+
+/* Whether store s writes what `read` reads: the same attribute, or a key
+ * equal to the read's, of the same SSA value. */
+static bool store_matches(Interp *in, Frame *fr, const IrValue *s, const IrValue *read)
+{
+    if (!is_store(s) || s->args[0] != read->args[0])
+        return false;
+    if (read->op == IR_ATTR)
+        return s->op == IR_STORE_ATTR && s->name == read->name;
+    return read->op == IR_SUBSCR && s->op == IR_STORE_SUBSCR && read->nargs >= 2 &&
+           same_key(frame_eval(in, fr, s->args[1]), frame_eval(in, fr, read->args[1]));
+}
+
+static bool store_runs(Interp *in, Frame *fr, DemandState *d, ValueId s)
+{
+    return block_live(in, fr, d, frame_fn(in, fr)->values.v[s].block, 0);
+}
+
+ValueId demand_store_before(Interp *in, Frame *fr, ValueId read)
+{
+    DemandState *d = state(in, fr);
+    const IrFunction *f = frame_fn(in, fr);
+    const IrValue *r = &f->values.v[read];
+    for (uint32_t i = d->nstores; i-- > 0;) {
+        ValueId s = d->stores[i];
+        if (s < read && store_matches(in, fr, &f->values.v[s], r) && store_runs(in, fr, d, s))
+            return s;
+    }
+    return 0;
+}
+
+AVal *demand_value_before_stores(Interp *in, Frame *fr, ValueId read)
+{
+    DemandState *d = state(in, fr);
+    const IrFunction *f = frame_fn(in, fr);
+    const IrValue *r = &f->values.v[read];
+    for (uint32_t i = 0; i < d->nstores; i++) {
+        ValueId s = d->stores[i];
+        if (s > read && d->applied[s] && store_matches(in, fr, &f->values.v[s], r))
+            return d->prior[s];
+    }
+    return NULL;
+}
+
+static bool is_mutable(const AVal *v) { return v->k == AV_OBJECT || v->k == AV_DICT || v->k == AV_SEQ; }
+
+void demand_apply_stores(Interp *in, Frame *fr, ValueId v)
+{
+    if (!fr->demand || !is_mutable(fr->vals[v]))
+        return;
+    DemandState *d = state(in, fr);
+    if (!d->is_root[v])
+        return;
+    const IrFunction *f = frame_fn(in, fr);
+    for (uint32_t i = 0; i < d->nstores && !interp_error(in); i++) {
+        ValueId s = d->stores[i];
+        if (d->root[i] != v || d->applied[s] || !store_runs(in, fr, d, s))
+            continue;
+        d->applied[s] = true;   /* before its operands: they may read the object back */
+        const IrValue *x = &f->values.v[s];
+        AVal *base = frame_eval(in, fr, effect_target(f, x));
+        if (x->op == IR_CALL) {
+            if (base->k == AV_DICT || base->k == AV_SEQ)
+                frame_eval(in, fr, s);   /* dict_method / seq_method change it */
+        } else if (x->op == IR_STORE_ATTR)
+            apply_store_attr(in, base, in_name(in, x->name), frame_eval(in, fr, x->args[1]), &d->prior[s]);
+        else
+            apply_store_subscr(in, base, frame_eval(in, fr, x->args[1]), frame_eval(in, fr, x->args[2]),
+                               &d->prior[s]);
+    }
+}
