@@ -88,6 +88,9 @@ struct Interp {
     const char *const *script_args;
     uint32_t nscript_args;
     const char *script_path;
+    /* the ranks the run is for (--world-size, WORLD_SIZE; 1 when not
+     * given) and the GPUs of one node (LOCAL_WORLD_SIZE, else the world) */
+    int64_t world_size, local_world_size;
 };
 
 #define ARGS_MAX 64

@@ -376,6 +376,8 @@ bool estimate_run(Syntax *s, const Ir *ir, const EstimateConfig *cfg, Estimate *
     in->script_args = cfg->script_args;
     in->nscript_args = cfg->nscript_args;
     in->script_path = cfg->script_path;
+    in->world_size = cfg->world_size > 1 ? cfg->world_size : 1;
+    in->local_world_size = cfg->local_world_size > 0 ? cfg->local_world_size : in->world_size;
     in->force_autocast = cfg->precision == 3 || (cfg->accelerate_mp && cfg->precision == 0);
     in->no_autocast = cfg->precision == 1;
     in->force_autocast_dtype = cfg->accelerate_mp == 2 && cfg->precision == 0 ? DT_F16 : DT_BF16;

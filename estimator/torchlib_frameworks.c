@@ -83,8 +83,16 @@ AVal *runtime_call(Interp *in, const char *q, Args *a)
     }
     if (eq(q, "torch.cuda.is_available"))
         return av_bool(in, true);
-    if (eq(q, "torch.cuda.device_count"))
-        return av_int(in, 1);
+    /* the run pfc estimates: one GPU, or the ranks --world-size gives;
+     * scripts divide their batch by these */
+    if (eq(q, "torch.cuda.device_count")) {
+        interp_note(in, in->cur_node, arena_printf(in->a, "torch.cuda.device_count() taken as %lld%s",
+                                                   (long long)in->local_world_size,
+                                                   in->world_size > 1 ? " (the GPUs of a node)" : " (--world-size N gives more)"));
+        return av_int(in, in->local_world_size);
+    }
+    if (eq(q, "torch.distributed.get_world_size"))
+        return av_int(in, in->world_size);
     if (eq(q, "torch.no_grad") || eq(q, "torch.inference_mode"))
         return context(in, OPAQUE_NO_GRAD, true, DT_F32);
     if (eq(q, "torch.enable_grad"))

@@ -176,3 +176,23 @@ model = nn.Linear(cfg["d"], 8, bias=cfg["bias"]).cuda()
 PY
 step 8 128 >> dict_update.py
 run dict_update.py
+
+# 9. The per-GPU batch of a script that divides by the GPU count: 256 on one
+#    GPU, 256 / 4 = 64 with --world-size 4 (torch.cuda.device_count() is the
+#    node's GPUs, said in a note).
+{ cat <<'PY'
+import argparse
+import torch
+import torch.nn as nn
+p = argparse.ArgumentParser()
+p.add_argument("--batch-size", type=int, default=256)
+args = p.parse_args()
+args.nprocs = torch.cuda.device_count()
+args.batch_size = int(args.batch_size / args.nprocs)
+model = nn.Linear(32, 32).cuda()
+PY
+step args.batch_size 32; } > per_gpu_batch.py
+run per_gpu_batch.py batch notes
+echo "== per_gpu_batch.py --world-size 4"
+$PFC estimate per_gpu_batch.py --world-size 4 --json > out.json
+python3 "$summary" out.json batch notes
