@@ -114,8 +114,26 @@ static bool is_back_edge(const IrFunction *f, BlockId from, BlockId to)
     return to && f->blocks.v[to].loop_header == to && inside_loop(f, from, to);
 }
 
-/* The successor an if/elif test sends b to, or -1 when both may run (an
- * unknown condition, a loop, a try). */
+bool arm_raises(const IrFunction *f, BlockId b)
+{
+    for (uint32_t guard = 0; guard < 64; guard++) {
+        const IrBlock *blk = &f->blocks.v[b];
+        if (blk->succs.n > 1 || (guard && blk->preds.n > 1))
+            return false;   /* it branches, or it reached the join */
+        if (!blk->succs.n) {
+            for (uint32_t i = 0; i < blk->values.n; i++)
+                if (f->values.v[blk->values.v[i]].op == IR_RETURN)
+                    return false;
+            return true;
+        }
+        b = blk->succs.v[0];
+    }
+    return false;
+}
+
+/* The successor an if/elif test sends b to, or -1 when both may run (a
+ * loop, a try). An unknown condition is taken as true, as in an executed
+ * frame, unless its body only raises. */
 static int taken_successor(Interp *in, Frame *fr, BlockId b)
 {
     const IrFunction *f = frame_fn(in, fr);
@@ -124,7 +142,13 @@ static int taken_successor(Interp *in, Frame *fr, BlockId b)
         return -1;
     bool known;
     bool t = av_truth(frame_eval(in, fr, blk->cond), &known);
-    return known ? (t ? 0 : 1) : -1;
+    if (!known) {
+        bool raises = arm_raises(f, blk->succs.v[0]);
+        interp_note(in, blk->cond_node, raises ? "a condition pfc cannot evaluate was taken as false (its body raises)"
+                                               : "a condition pfc cannot evaluate was taken as true");
+        return raises ? 1 : 0;
+    }
+    return t ? 0 : 1;
 }
 
 static bool edge_taken(Interp *in, Frame *fr, BlockId from, BlockId to)

@@ -500,13 +500,18 @@ static bool is_loop_header(const IrFunction *f, BlockId b) { return b && f->bloc
 
 /* An if/elif/while test's value: the branch it takes (0 the body, 1 the
  * rest); unknown: the body of an if, said so, and never a while's. */
-static uint32_t branch_on(Interp *in, Frame *fr, ValueId test, uint32_t node, bool is_while)
+static uint32_t branch_on(Interp *in, Frame *fr, BlockId b, ValueId test, uint32_t node, bool is_while)
 {
     bool known;
     bool t = av_truth(eval(in, fr, test), &known);
     if (!known && is_while) {
         interp_note(in, node, "a while loop whose condition is unknown was not entered");
         return 1;   /* do not spin */
+    }
+    const IrBlock *blk = &in->ir->funcs.v[fr->fi].blocks.v[b];
+    if (!known && blk->succs.n == 2 && arm_raises(&in->ir->funcs.v[fr->fi], blk->succs.v[0])) {
+        interp_note(in, node, "a condition pfc cannot evaluate was taken as false (its body raises)");
+        return 1;
     }
     if (!known)
         interp_note(in, node, "a condition pfc cannot evaluate was taken as true");
@@ -528,7 +533,7 @@ static uint32_t choose_branch(Interp *in, Frame *fr, BlockId b)
         if (f->values.v[blk->values.v[i]].op == IR_ITER_NEXT && is_loop_header(f, b))
             return fr->iter_done[blk->values.v[i]] ? 1 : 0;
     if (blk->cond)
-        return branch_on(in, fr, blk->cond, blk->cond_node, is_loop_header(f, b));
+        return branch_on(in, fr, b, blk->cond, blk->cond_node, is_loop_header(f, b));
     uint32_t node = f->values.v[last].node;
     uint32_t parent = in->parent[node];
     NodeKind pk = (NodeKind)syn_node(in->S, parent)->kind;
@@ -1204,6 +1209,19 @@ static AVal *arith(Interp *in, int tok, AVal *a, AVal *b)
     return av_unknown(in);
 }
 
+/* `dtype == torch.float16`: two dtypes (torch.half and torch.float16 are
+ * one), or two names of the same library object; -1 when pfc cannot tell. */
+static int same_name(const AVal *a, const AVal *b)
+{
+    bool named_a = a->k == AV_QUAL || a->k == AV_DTYPE, named_b = b->k == AV_QUAL || b->k == AV_DTYPE;
+    if (!named_a || !named_b)
+        return -1;
+    DType x, y;
+    if (dtype_of(a, &x) && dtype_of(b, &y))
+        return x == y;
+    return a->k == AV_QUAL && b->k == AV_QUAL && strcmp(a->s, b->s) == 0 ? 1 : -1;
+}
+
 static AVal *compare(Interp *in, Frame *fr, ValueId v)
 {
     const IrFunction *f = &in->ir->funcs.v[fr->fi];
@@ -1234,6 +1252,8 @@ static AVal *compare(Interp *in, Frame *fr, ValueId v)
             eq = strcmp(a->s, b->s) == 0;
         else if (av_num(a, &p) && av_num(b, &q))
             eq = p == q;
+        else
+            eq = same_name(a, b);
         return eq < 0 ? av_unknown(in) : av_bool(in, neg ? !eq : eq);
     }
     double p, q;

@@ -111,6 +111,10 @@ typedef struct Args {
  * once the value it hangs off is computed, so code that runs later (a
  * function the object is passed to) sees them. */
 bool demand_edge_live(Interp *in, Frame *fr, BlockId from, BlockId to);
+/* Whether the code from block b on only raises: it ends without a return,
+ * without branching and before any join (an `if bad: raise ...` body). An unknown
+ * condition over such a body is taken as false. */
+bool arm_raises(const IrFunction *f, BlockId b);
 /* The phi operand a demand frame takes: the first whose edge runs. */
 ValueId demand_phi_operand(Interp *in, Frame *fr, const IrValue *phi);
 /* The last store before `read` (an ATTR or SUBSCR value) of the same
@@ -164,6 +168,8 @@ void for_each_call_on(Interp *in, const char *name, const Obj *obj,
                       void (*fn)(Interp *in, void *ctx, Args *a), void *ctx);
 
 /* library (torchlib*.c; the dispatch is in torchlib.c) */
+/* A dtype named by a value: torch.bfloat16, "bfloat16", AV_DTYPE. */
+bool dtype_of(const AVal *v, DType *out);
 AVal *lib_call(Interp *in, const char *qual, Args *a);
 AVal *method_call(Interp *in, AVal *recv, const char *name, Args *a);
 AVal *attr_of_value(Interp *in, AVal *base, const char *name);

@@ -24,7 +24,6 @@ int64_t size_arg(Interp *in, const Args *a, int pos, const char *kw, int64_t dfl
 int64_t count_arg(Interp *in, const Args *a, int pos, const char *kw, int64_t dflt, const char *module);
 double num_or(const Args *a, int pos, const char *kw, double dflt);
 bool bool_or(const Args *a, int pos, const char *kw, bool dflt);
-bool dtype_of(const AVal *v, DType *out);
 bool device_is_gpu(const AVal *v);
 AVal *copy_shaped(Interp *in, AVal *x, int nd, const int64_t *dim);
 AVal *assumed_op(Interp *in, AVal *x, const char *what);

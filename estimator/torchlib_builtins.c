@@ -2,8 +2,10 @@
  * getattr, str, bool, vars), math, list and dict methods. argparse is in
  * torchlib_cli.c, with the rest of the script's command line. */
 #include "torchlib.h"
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* ---- library calls ---------------------------------------------------------------------- */
 
@@ -220,6 +222,20 @@ static AVal *b_none(Interp *in, const char *name, Args *a)
     return av_none(in);
 }
 
+/* eval("torch.bfloat16"): a command-line choice naming a torch
+ * attribute (dtypes, mostly) is that name; any other text stays unknown. */
+static AVal *b_eval(Interp *in, const char *name, Args *a)
+{
+    (void)name;
+    AVal *x = arg(a, 0, NULL);
+    if (!x || x->k != AV_STR || strncmp(x->s, "torch.", 6) != 0)
+        return av_unknown(in);
+    for (const char *c = x->s; *c; c++)
+        if (!(isalnum((unsigned char)*c) || *c == '_' || *c == '.'))
+            return av_unknown(in);
+    return av_qual(in, x->s);
+}
+
 typedef AVal *Builtin(Interp *in, const char *name, Args *a);
 
 AVal *builtin(Interp *in, const char *name, Args *a)
@@ -230,6 +246,7 @@ AVal *builtin(Interp *in, const char *name, Args *a)
         {"list", b_list}, {"tuple", b_list}, {"dict", b_dict}, {"enumerate", b_iterate},
         {"iter", b_iterate}, {"zip", b_iterate}, {"next", b_next}, {"getattr", b_getattr},
         {"print", b_none}, {"setattr", b_none}, {"str", b_str}, {"bool", b_bool}, {"vars", b_vars},
+        {"eval", b_eval},
     };
     for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
         if (eq(name, fns[i].name))

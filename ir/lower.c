@@ -325,7 +325,7 @@ static const char *const builtin_names[] = {
     "abs", "all", "any", "bool", "dict", "enumerate", "filter", "float", "getattr", "hasattr",
     "int", "isinstance", "iter", "len", "list", "map", "max", "min", "next", "print", "range",
     "reversed", "round", "set", "setattr", "sorted", "str", "sum", "super", "tuple", "type",
-    "zip", "open", "id", "hash", "repr", "format", "divmod", "pow", "vars", "callable",
+    "zip", "open", "id", "hash", "repr", "format", "divmod", "pow", "vars", "callable", "eval",
 };
 
 static uint32_t builtin_qual(Lowerer *L, uint32_t name)

@@ -196,3 +196,49 @@ run per_gpu_batch.py batch notes
 echo "== per_gpu_batch.py --world-size 4"
 $PFC estimate per_gpu_batch.py --world-size 4 --json > out.json
 python3 "$summary" out.json batch notes
+
+# 10. A dtype chosen on the command line and read back with eval(): the
+#     default 'torch.bfloat16' is not float16, so the model is Linear(16, 16)
+#     = 272 parameters (the float16 branch would build Linear(8, 8) = 72).
+{ cat <<'PY'
+import argparse
+import torch
+import torch.nn as nn
+p = argparse.ArgumentParser()
+p.add_argument("--dtype", default="torch.bfloat16")
+args = p.parse_args()
+dtype = eval(args.dtype)
+if dtype == torch.float16:
+    model = nn.Linear(8, 8).cuda()
+else:
+    model = nn.Linear(16, 16).cuda()
+PY
+step 8 16; } > eval_dtype.py
+run eval_dtype.py
+
+# 11. An unknown condition is taken as true, as the report says, unless its
+#     body only raises: the check before the model does not end the
+#     constructor. Linear(64, 64) = 4,160 parameters.
+cat > raise_arm.py <<'PY'
+import torch
+import torch.nn as nn
+import os
+
+
+class Net(nn.Module):
+    def __init__(self, mode):
+        super().__init__()
+        if mode is None:
+            mode = "fast"
+        if mode not in os.environ:
+            raise ValueError(mode)
+        self.body = nn.Linear(64, 64)
+
+    def forward(self, x):
+        return self.body(x)
+
+
+model = Net("fast").cuda()
+PY
+step 8 64 >> raise_arm.py
+run raise_arm.py notes
