@@ -419,7 +419,8 @@ static TId block_attention(Trace *tr, TId x, TId kv, int64_t heads)
     TId q = linear(tr, x, d, false);
     TId k = linear(tr, src, d, false);
     TId v = linear(tr, src, d, false);
-    return linear(tr, sdpa_heads(tr, q, k, v, heads), d, true);   /* to_out, then Dropout(0) */
+    /* to_out, Dropout(0), then AttnProcessor2_0's / rescale_output_factor */
+    return tr_scale(tr, linear(tr, sdpa_heads(tr, q, k, v, heads), d, true));
 }
 
 /* FeedForward(dim, activation_fn="geglu"): proj to 2 x 4 x dim, chunk,

@@ -74,6 +74,8 @@ static bool fail(Reader *r, const char *why)
 
 static bool unreadable(Reader *r, const char *key, const AVal *v)
 {
+    if (v->k == AV_NONE)
+        return fail(r, arena_printf(r->in->a, "%s=None is not modelled by pfc", key));
     if (v->k == AV_UNKNOWN && v->origin)
         return fail(r, missing_config(r->in, key, v));
     return fail(r, arena_printf(r->in->a, "%s is not a value pfc can read", key));
@@ -174,36 +176,52 @@ static bool ignored_key(const char *k)
     return k[0] == '_';   /* config.json's _class_name, _diffusers_version, _name_or_path */
 }
 
-/* Keys whose only value pfc models is their default (None, False, "default"). */
+/* Keys whose only value pfc models is their default: None, False (or
+ * None), or one string. */
+typedef enum Only { ONLY_NONE, ONLY_FALSE, ONLY_STRING } Only;
+static const struct DefaultOnly {
+    const char *key;
+    Only only;
+    const char *value, *alias;   /* ONLY_STRING: the value, and another spelling of it */
+} defaults_only[] = {
+    {"class_embed_type", ONLY_NONE, NULL, NULL}, {"encoder_hid_dim", ONLY_NONE, NULL, NULL},
+    {"encoder_hid_dim_type", ONLY_NONE, NULL, NULL}, {"num_attention_heads", ONLY_NONE, NULL, NULL},
+    {"reverse_transformer_layers_per_block", ONLY_NONE, NULL, NULL},
+    {"time_embedding_act_fn", ONLY_NONE, NULL, NULL}, {"timestep_post_act", ONLY_NONE, NULL, NULL},
+    {"time_cond_proj_dim", ONLY_NONE, NULL, NULL}, {"cross_attention_norm", ONLY_NONE, NULL, NULL},
+    {"mid_block_only_cross_attention", ONLY_FALSE, NULL, NULL}, {"dual_cross_attention", ONLY_FALSE, NULL, NULL},
+    {"resnet_skip_time_act", ONLY_FALSE, NULL, NULL}, {"class_embeddings_concat", ONLY_FALSE, NULL, NULL},
+    {"time_embedding_type", ONLY_STRING, "positional", NULL}, {"downsample_type", ONLY_STRING, "conv", NULL},
+    {"upsample_type", ONLY_STRING, "conv", NULL}, {"attention_type", ONLY_STRING, "default", NULL},
+    {"act_fn", ONLY_STRING, "silu", "swish"},
+};
+
+static bool at_default(const struct DefaultOnly *d, const AVal *v)
+{
+    switch (d->only) {
+    case ONLY_NONE: return is_none(v);
+    case ONLY_FALSE: return is_none(v) || (v->k == AV_BOOL && !v->i);
+    case ONLY_STRING: return str_is(v, d->value) || (d->alias && str_is(v, d->alias));
+    }
+    return false;
+}
+
 static bool default_only_key(Reader *r, const char *k, const AVal *v, bool *handled)
 {
-    static const char *const none_keys[] = {
-        "class_embed_type", "encoder_hid_dim", "encoder_hid_dim_type", "num_attention_heads",
-        "reverse_transformer_layers_per_block", "time_embedding_act_fn", "timestep_post_act",
-        "time_cond_proj_dim", "cross_attention_norm", "mid_block_only_cross_attention",
-    };
-    static const char *const false_keys[] = {"dual_cross_attention", "resnet_skip_time_act",
-                                             "class_embeddings_concat"};
-    *handled = true;
-    for (size_t i = 0; i < sizeof none_keys / sizeof none_keys[0]; i++)
-        if (strcmp(k, none_keys[i]) == 0)
-            return is_none(v) || (strcmp(k, "mid_block_only_cross_attention") == 0 && v->k == AV_BOOL && !v->i) ||
-                   fail(r, arena_printf(r->in->a, "%s other than None is not modelled by pfc", k));
-    for (size_t i = 0; i < sizeof false_keys / sizeof false_keys[0]; i++)
-        if (strcmp(k, false_keys[i]) == 0) {
-            bool b;
-            return !truth(r, k, v, &b) ? false : !b || fail(r, arena_printf(r->in->a, "%s=True is not modelled by pfc", k));
-        }
-    static const struct { const char *key, *value; } strings[] = {
-        {"time_embedding_type", "positional"}, {"downsample_type", "conv"}, {"upsample_type", "conv"},
-        {"attention_type", "default"}, {"act_fn", "silu"},
-    };
-    for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++)
-        if (strcmp(k, strings[i].key) == 0)
-            return str_is(v, strings[i].value) || (strcmp(k, "act_fn") == 0 && str_is(v, "swish")) ||
-                   fail(r, arena_printf(r->in->a, "%s %s%s%s: pfc models '%s' only", k, v->k == AV_STR ? "'" : "",
+    for (size_t i = 0; i < sizeof defaults_only / sizeof defaults_only[0]; i++) {
+        const struct DefaultOnly *d = &defaults_only[i];
+        if (strcmp(k, d->key) != 0)
+            continue;
+        *handled = true;
+        if (at_default(d, v))
+            return true;
+        if (d->only == ONLY_STRING)
+            return fail(r, arena_printf(r->in->a, "%s %s%s%s: pfc models '%s' only", k, v->k == AV_STR ? "'" : "",
                                         v->k == AV_STR ? v->s : "that pfc cannot read", v->k == AV_STR ? "'" : "",
-                                        strings[i].value));
+                                        d->value));
+        return fail(r, arena_printf(r->in->a, "%s other than %s is not modelled by pfc", k,
+                                    d->only == ONLY_NONE ? "None" : "False"));
+    }
     *handled = false;
     return true;
 }
@@ -211,16 +229,17 @@ static bool default_only_key(Reader *r, const char *k, const AVal *v, bool *hand
 static bool read_scalar_key(Reader *r, const char *k, AVal *v, bool *handled)
 {
     UNetConfig *c = r->c;
-    static const struct { const char *key; size_t at; } ints[] = {
-        {"in_channels", offsetof(UNetConfig, in_channels)}, {"out_channels", offsetof(UNetConfig, out_channels)},
-        {"norm_num_groups", offsetof(UNetConfig, groups)},
-        {"addition_time_embed_dim", offsetof(UNetConfig, addition_time_embed_dim)},
-        {"projection_class_embeddings_input_dim", offsetof(UNetConfig, addition_input_dim)},
+    static const struct { const char *key; size_t at; bool none_ok; } ints[] = {
+        {"in_channels", offsetof(UNetConfig, in_channels), false},
+        {"out_channels", offsetof(UNetConfig, out_channels), false},
+        {"norm_num_groups", offsetof(UNetConfig, groups), false},
+        {"addition_time_embed_dim", offsetof(UNetConfig, addition_time_embed_dim), true},
+        {"projection_class_embeddings_input_dim", offsetof(UNetConfig, addition_input_dim), true},
     };
     *handled = true;
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
         if (strcmp(k, ints[i].key) == 0)
-            return (is_none(v) && i >= 3) || read_int(r, k, v, (int64_t *)((char *)c + ints[i].at));
+            return (ints[i].none_ok && is_none(v)) || read_int(r, k, v, (int64_t *)((char *)c + ints[i].at));
     int64_t x;
     bool b;
     if (strcmp(k, "sample_size") == 0) {   /* an int, or (h, w): only a square one is a default side */
@@ -233,7 +252,8 @@ static bool read_scalar_key(Reader *r, const char *k, AVal *v, bool *handled)
     }
     if (strcmp(k, "time_embedding_dim") == 0 || strcmp(k, "num_class_embeds") == 0) {
         int64_t *at = k[0] == 't' ? &c->time_embed_dim : &c->num_class_embeds;
-        return is_none(v) ? (*at = 0, true) : read_int(r, k, v, at);
+        *at = 0;   /* None: 4 x block_out_channels[0]; no class embedding */
+        return is_none(v) || read_int(r, k, v, at);
     }
     if (strcmp(k, "conv_in_kernel") == 0 || strcmp(k, "conv_out_kernel") == 0 ||
         strcmp(k, "downsample_padding") == 0) {
@@ -246,10 +266,16 @@ static bool read_scalar_key(Reader *r, const char *k, AVal *v, bool *handled)
         *at = (int)x;
         return true;
     }
-    if (strcmp(k, "attn_norm_num_groups") == 0)
-        return is_none(v) ? (r->attn_groups = -1, true) : read_int(r, k, v, &r->attn_groups);
-    if (strcmp(k, "use_linear_projection") == 0)
-        return truth(r, k, v, &b) && ((c->linear_projection = b), true);
+    if (strcmp(k, "attn_norm_num_groups") == 0) {
+        r->attn_groups = -1;   /* None: the ResNets' groups, or none under "scale_shift" */
+        return is_none(v) || read_int(r, k, v, &r->attn_groups);
+    }
+    if (strcmp(k, "use_linear_projection") == 0) {
+        if (!truth(r, k, v, &b))
+            return false;
+        c->linear_projection = b;
+        return true;
+    }
     if (strcmp(k, "add_attention") == 0) {   /* UNet2DModel's mid block without attention: two ResNets */
         if (!truth(r, k, v, &b))
             return false;
@@ -527,6 +553,19 @@ static bool pipeline(LibraryCtx *lc, Interp *in, const char *qual, AVal **args, 
     return true;
 }
 
+/* The subfolders of a diffusers pipeline repository that hold transformers
+ * classes (model_index.json's components). */
+static bool pipeline_part(const char *sub)
+{
+    static const char *const parts[] = {"text_encoder", "text_encoder_2", "text_encoder_3", "tokenizer",
+                                        "tokenizer_2", "tokenizer_3", "image_encoder", "feature_extractor",
+                                        "safety_checker"};
+    for (size_t i = 0; sub && i < sizeof parts / sizeof parts[0]; i++)
+        if (strcmp(sub, parts[i]) == 0)
+            return true;
+    return false;
+}
+
 int library_diffusers_model(LibraryCtx *lc, Interp *in, const char *qual, AVal **args, const char **kw,
                             uint32_t n, Obj *out)
 {
@@ -550,9 +589,9 @@ int library_diffusers_model(LibraryCtx *lc, Interp *in, const char *qual, AVal *
                                         "UNet2DConditionModel", qual);
         return -1;
     }
-    if (diffusers || sub)   /* AutoencoderKL, or a transformers model from a pipeline's subfolder */
+    if (diffusers || pipeline_part(sub))   /* AutoencoderKL, a text encoder from a pipeline's subfolder */
         return component(in, qual, cls, clen, sub, out) ? 1 : -1;
-    return 0;
+    return 0;   /* a transformers checkpoint in a subfolder of its own is the transformers model */
 }
 
 /* ---- calling the UNet -------------------------------------------------------------------------- */
@@ -689,7 +728,8 @@ AVal *library_call_diffusers(LibraryCtx *lc, Interp *in, Obj *m, AVal **args, co
     }
     if (m->a && !in->in_trainer)
         tr->training = lc->cfg->train_called;   /* from_pretrained leaves the model in eval() */
-    x.grad_ckpt = lc->cfg->grad_checkpointing && tr->training && !tr->no_grad;
+    /* diffusers' blocks checkpoint whenever grad is enabled, in eval() too */
+    x.grad_ckpt = lc->cfg->grad_checkpointing && !tr->no_grad;
     interp_note(in, 0, "diffusers UNet: attention by a fused scaled_dot_product_attention kernel (q, k, v, output "
                        "and log-sum-exp saved) for every head size; not calibrated against a measurement");
     TId sample = 0;
