@@ -1,5 +1,6 @@
 /* pfc gpus / pfc archs: what the estimator knows by name. */
 #include "../estimator/arch.h"
+#include "../estimator/diffusers.h"
 #include "../estimator/gpu.h"
 #include "../estimator/vision.h"
 #include "cli.h"
@@ -26,6 +27,7 @@ int cmd_gpus(int argc, char **argv)
 }
 
 static uint64_t vision_param_count(const char *name);
+static uint64_t unet_param_count(const char *name);
 
 int cmd_archs(int argc, char **argv)
 {
@@ -44,6 +46,11 @@ int cmd_archs(int argc, char **argv)
     for (size_t i = 0; i < nv; i++)
         printf("%-55s %-8s %6s %7s %15llu\n", names[i], "vision", "", "",
                (unsigned long long)vision_param_count(names[i]));
+    printf("\ndiffusers UNets (UNet2DConditionModel.from_pretrained(NAME, subfolder=\"unet\"), "
+           "UNet2DModel.from_pretrained(NAME))\n");
+    names = diffusers_names(&nv);
+    for (size_t i = 0; i < nv; i++)
+        printf("%-55s %-8s %6s %7s %15llu\n", names[i], "unet", "", "", (unsigned long long)unet_param_count(names[i]));
     return EXIT_CLEAN;
 }
 
@@ -57,6 +64,25 @@ static uint64_t vision_param_count(const char *name)
     TId logits;
     ParamTotals pt = {0};
     if (vision_build(&tr, name, 1, 224, 1000, &logits))
+        tr_param_totals(&tr, &pt);
+    arena_free(&arena);
+    return pt.total;
+}
+
+/* A known UNet's parameters: recorded once on one sample of its side. */
+static uint64_t unet_param_count(const char *name)
+{
+    UNetConfig c;
+    if (!diffusers_known(name, &c))
+        return 0;
+    Arena arena;
+    arena_init(&arena);
+    Trace tr;
+    tr_init(&tr, &arena);
+    UNetInputs x = {.batch = 1, .height = c.sample_size, .width = c.sample_size};
+    TId out;
+    ParamTotals pt = {0};
+    if (diffusers_build(&tr, &c, &x, &out))
         tr_param_totals(&tr, &pt);
     arena_free(&arena);
     return pt.total;

@@ -121,7 +121,7 @@ static const HelpCmd commands[] = {
     {"estimate", "", "[options] SCRIPT [-- ARGS]", "a step's projected peak GPU memory, what fits",
      "Projects the peak GPU memory of one training (or evaluation) step of the script\n"
      "without running it: the model (a Hugging Face model by name, a torchvision\n"
-     "constructor, or modules defined in the script), batch, sequence, precision,\n"
+     "constructor, a diffusers UNet, or modules defined in the script), batch, sequence, precision,\n"
      "optimizer, checkpointing, LoRA, accumulation and sharding are read from the script\n"
      "and one step is interpreted over symbolic tensors. Prints the verdict first (fits,\n"
      "borderline when the range crosses the card, does not fit), the breakdown at the\n"
@@ -142,7 +142,8 @@ static const HelpCmd commands[] = {
      "Lists the GPUs (id, name, marketed and usable memory, bf16) and the cloud instances\n"
      "(name, cloud, GPUs) that --gpu accepts.", help_only},
     {"archs", "", "", "the model architectures built in",
-     "Lists the Hugging Face architectures and torchvision models the estimator knows.",
+     "Lists the Hugging Face architectures, torchvision models and diffusers UNets the estimator\n"
+     "knows.",
      help_only},
     {"dump-cst", "", "[options] FILE", "print the lossless syntax tree",
      "Prints the syntax tree: node kinds, byte spans, tokens and their trivia.", file_opts},

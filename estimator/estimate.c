@@ -603,7 +603,9 @@ static void read_call(Reader *r, Interp *in, int fi, const IrValue *v)
     }
     if (callee->op != IR_ATTR)
         return;
-    if (method_is(r, callee, "gradient_checkpointing_enable"))
+    /* transformers' gradient_checkpointing_enable(), diffusers'
+     * enable_gradient_checkpointing() */
+    if (method_is(r, callee, "gradient_checkpointing_enable") || method_is(r, callee, "enable_gradient_checkpointing"))
         cfg->grad_checkpointing = true;
     if (method_is(r, callee, "zero_grad") && kw(&k, "set_to_none") && !kw_true(&k, "set_to_none", true))
         cfg->set_to_none = false;

@@ -1396,6 +1396,16 @@ AVal *interp_module_attr(Interp *in, const AVal *module, const char *name)
     return module->k == AV_QUAL ? module_attr(in, module->s, strlen(module->s), name) : NULL;
 }
 
+/* A model output's index-th field, as its to_tuple() orders them: loss
+ * (when computed) and logits of a transformers output, the sample of a
+ * diffusers UNet's. */
+static const char *output_field(Obj *out, int64_t index)
+{
+    if (obj_get(out, "sample"))
+        return "sample";
+    return index == 0 && obj_get(out, "loss") ? "loss" : "logits";
+}
+
 static AVal *subscript(Interp *in, AVal *base, AVal *idx);
 
 /* x[i] written in the script: a module's namespace indexed by a name pfc
@@ -1453,7 +1463,7 @@ static AVal *subscript(Interp *in, AVal *base, AVal *idx)
             return r;
     }
     if (base->k == AV_OBJECT && base->obj->nn == NN_OUTPUT && idx->k == AV_INT)
-        return attr_of_value(in, base, idx->i == 0 ? (obj_get(base->obj, "loss") ? "loss" : "logits") : "logits");
+        return attr_of_value(in, base, output_field(base->obj, idx->i));
     if (base->k == AV_TENSOR || base->k == AV_PARAM)
         return tensor_subscript(in, base, idx);
     return av_unknown(in);

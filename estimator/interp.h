@@ -56,14 +56,14 @@ typedef enum NnKind {
     NN_LSTM, NN_DROPOUT, NN_RELU, NN_GELU, NN_SILU, NN_TANH, NN_SIGMOID, NN_SOFTMAX,
     NN_FLATTEN, NN_MAXPOOL, NN_AVGPOOL, NN_ADAPTIVEPOOL, NN_SEQUENTIAL, NN_MODULELIST,
     NN_MODULEDICT, NN_IDENTITY, NN_CE_LOSS, NN_NLL_LOSS, NN_MSE_LOSS, NN_MHA, NN_TLAYER, NN_TDLAYER,
-    NN_TSTACK, NN_TRANSFORMER, NN_HF, NN_VISION, NN_OPAQUE,
+    NN_TSTACK, NN_TRANSFORMER, NN_HF, NN_VISION, NN_DIFFUSERS, NN_OPAQUE,
     NN_OPTIMIZER, NN_LOADER, NN_OUTPUT,
 } NnKind;
 
 enum { OPAQUE_NO_GRAD = 1, OPAQUE_AUTOCAST = 2, OPAQUE_ENABLE_GRAD = 3, OPAQUE_TRAINER = 10,
        OPAQUE_ARGS = 11, OPAQUE_ARGPARSER = 12, OPAQUE_ACCELERATOR = 13, OPAQUE_TRANSFORM = 14,
        OPAQUE_HFPARSER = 15, OPAQUE_FILE = 16, OPAQUE_SUBPARSERS = 17, OPAQUE_PL_TRAINER = 18,
-       OPAQUE_PL_CLI = 19 };
+       OPAQUE_PL_CLI = 19, OPAQUE_SCHEDULER = 20, OPAQUE_COMPONENT = 21 };
 
 struct Obj {
     int cls;               /* class index in mod's IR, or -1 */
@@ -81,7 +81,8 @@ struct Obj {
     uint32_t *wall;        /* LSTM, attention and Transformer layers: their weights, as many
                               as the layer has (nwall, allocated with the layer) */
     uint32_t nwall;
-    const void *arch;      /* NN_HF: Arch; NN_VISION: name; Transformer layers: LayerConf */
+    const void *arch;      /* NN_HF: Arch; NN_VISION: name; NN_DIFFUSERS: UNetConfig;
+                              Transformer layers: LayerConf */
 };
 
 typedef struct Interp Interp;

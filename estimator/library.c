@@ -1,6 +1,7 @@
 /* Models known by name as interpreter hooks (see library.h): a library
  * constructor makes an opaque module; calling it records the model's
- * forward through hf.c or vision.c on the shapes the script passes. */
+ * forward through hf.c, vision.c or diffusers.c (library_diffusers.c) on
+ * the shapes the script passes. */
 #include "checked.h"
 #include "library.h"
 #include "hf.h"
@@ -25,8 +26,6 @@ static const char *after(const char *q, const char *prefix)
     return strncmp(q, prefix, n) == 0 ? q + n : NULL;
 }
 
-static void release(Interp *in, AVal *x);
-static AVal *kwarg(AVal **args, const char **kw, uint32_t n, const char *name, int pos);
 
 /* The head a from_pretrained class loads: AutoModelForX / FamilyForX /
  * FamilyModel / AutoModel. */
@@ -65,7 +64,7 @@ static int64_t num_classes_of(AVal **args, const char **kw, uint32_t n)
  * builder with timm's parameter tree (timm.c). */
 static bool timm_model(LibraryCtx *lc, Interp *in, AVal **args, const char **kw, uint32_t n, Obj *out)
 {
-    AVal *name = kwarg(args, kw, n, "model_name", 0);
+    AVal *name = library_kwarg(args, kw, n, "model_name", 0);
     if (!name || name->k != AV_STR) {
         lc->error = "timm.create_model's model name is not a literal or a constant pfc can read";
         return false;
@@ -101,7 +100,7 @@ static const char *name_missing(Interp *in, const AVal *name)
 
 /* from_pretrained's name: the script's value (noted with where a
  * configuration gave it), else --model NAME; NULL with lc->error. */
-static const char *model_name(LibraryCtx *lc, Interp *in, AVal **args, const char **kw, uint32_t n)
+const char *library_model_name(LibraryCtx *lc, Interp *in, AVal **args, const char **kw, uint32_t n)
 {
     AVal *name = NULL;
     for (uint32_t i = 0; i < n && !name; i++)
@@ -129,7 +128,7 @@ static const char *model_name(LibraryCtx *lc, Interp *in, AVal **args, const cha
  * impose (torchvision raises on another with weights). */
 static bool maxvit_default_input_size(AVal **args, const char **kw, uint32_t n)
 {
-    AVal *size = kwarg(args, kw, n, "input_size", -1);
+    AVal *size = library_kwarg(args, kw, n, "input_size", -1);
     int64_t h = 0, w = 0;
     return !size || (size->k == AV_SEQ && size->n == 2 && av_int_of(size->items[0], &h) &&
                      av_int_of(size->items[1], &w) && h == 224 && w == 224);
@@ -139,11 +138,14 @@ static bool library_model(void *ctx, Interp *in, const char *qual, AVal **args, 
                           uint32_t n, Obj *out)
 {
     LibraryCtx *lc = ctx;
+    int diffusers = library_diffusers_model(lc, in, qual, args, kw, n, out);
+    if (diffusers)
+        return diffusers > 0;
     if (strcmp(qual, "timm.create_model") == 0 || strcmp(qual, "timm.models.create_model") == 0)
         return timm_model(lc, in, args, kw, n, out);
     const char *name = after(qual, "torchvision.models.");
     if (name && strcmp(name, "get_model") == 0) {   /* get_model("resnet50", weights=...) */
-        AVal *chosen = kwarg(args, kw, n, "name", 0);
+        AVal *chosen = library_kwarg(args, kw, n, "name", 0);
         if (!chosen || chosen->k != AV_STR) {
             lc->error = "torchvision.models.get_model's name is not a literal or a constant pfc can read";
             return false;
@@ -168,7 +170,7 @@ static bool library_model(void *ctx, Interp *in, const char *qual, AVal **args, 
         return true;
     }
     if (strstr(qual, ".from_pretrained") && (after(qual, "transformers.") || after(qual, "peft."))) {
-        const char *model = model_name(lc, in, args, kw, n);
+        const char *model = library_model_name(lc, in, args, kw, n);
         if (!model)
             return false;
         const Arch *a = arch_find(model);
@@ -194,8 +196,7 @@ static bool library_model(void *ctx, Interp *in, const char *qual, AVal **args, 
     return false;
 }
 
-/* The script's own input is replaced by the builder's (same shape). */
-static void release(Interp *in, AVal *x)
+void library_release(Interp *in, AVal *x)
 {
     if (x && x->k == AV_TENSOR && x->gpu)
         in->tr->t.v[x->t].kept = false;
@@ -215,7 +216,7 @@ static AVal *call_vision(LibraryCtx *lc, Interp *in, Obj *m, AVal **args, uint32
                     "(--batch N gives it)";
         return av_unknown(in);
     }
-    release(in, x);
+    library_release(in, x);
     lc->batch = x->dim[0];
     lc->image = x->dim[2];
     TId logits;
@@ -237,7 +238,7 @@ static AVal *call_vision(LibraryCtx *lc, Interp *in, Obj *m, AVal **args, uint32
     return av_tensor_of(in, logits);
 }
 
-static AVal *kwarg(AVal **args, const char **kw, uint32_t n, const char *name, int pos)
+AVal *library_kwarg(AVal **args, const char **kw, uint32_t n, const char *name, int pos)
 {
     for (uint32_t i = 0; i < n; i++)
         if (kw[i] && strcmp(kw[i], name) == 0)
@@ -256,7 +257,7 @@ static AVal *kwarg(AVal **args, const char **kw, uint32_t n, const char *name, i
  * encoder's). */
 static int64_t decoder_length(AVal **args, const char **kw, uint32_t n, const AVal *labels)
 {
-    const AVal *dec = kwarg(args, kw, n, "decoder_input_ids", -1);
+    const AVal *dec = library_kwarg(args, kw, n, "decoder_input_ids", -1);
     if (dec && dec->k == AV_TENSOR && dec->nd == 2)
         return dec->dim[1];
     return labels && labels->k == AV_TENSOR && labels->nd == 2 ? labels->dim[1] : 0;
@@ -271,13 +272,13 @@ static AVal *call_whisper(LibraryCtx *lc, Interp *in, Obj *m, AVal **args, const
                           uint32_t n)
 {
     const EstimateConfig *cfg = lc->cfg;
-    AVal *feats = kwarg(args, kw, n, "input_features", 0);
-    AVal *labels = kwarg(args, kw, n, "labels", -1);
+    AVal *feats = library_kwarg(args, kw, n, "input_features", 0);
+    AVal *labels = library_kwarg(args, kw, n, "labels", -1);
     HfOptions o;
     memset(&o, 0, sizeof o);
     int64_t batch = cfg->batch ? cfg->batch : in->in_trainer ? in->trainer_batch : 0;
     if (feats && feats->k == AV_TENSOR && feats->nd == 3) {
-        release(in, feats);
+        library_release(in, feats);
         o.batch = feats->dim[0];
         o.mels = feats->dim[1];
         o.seq = feats->dim[2];
@@ -289,7 +290,7 @@ static AVal *call_whisper(LibraryCtx *lc, Interp *in, Obj *m, AVal **args, const
     }
     o.dec_seq = decoder_length(args, kw, n, labels);
     if (labels && labels->k == AV_TENSOR)
-        release(in, labels);
+        library_release(in, labels);
     if (!o.dec_seq && cfg->seq) {
         o.dec_seq = cfg->seq;
         interp_note(in, 0, "the labels' length could not be read: --seq decoder tokens assumed");
@@ -308,8 +309,8 @@ static AVal *call_hf(LibraryCtx *lc, Interp *in, Obj *m, AVal **args, const char
     const EstimateConfig *cfg = lc->cfg;
     if (((const Arch *)m->arch)->family == FAM_WHISPER)
         return call_whisper(lc, in, m, args, kw, n);
-    AVal *ids = kwarg(args, kw, n, "input_ids", 0);
-    AVal *labels = kwarg(args, kw, n, "labels", -1);
+    AVal *ids = library_kwarg(args, kw, n, "input_ids", 0);
+    AVal *labels = library_kwarg(args, kw, n, "labels", -1);
     int64_t batch = cfg->batch ? cfg->batch : in->in_trainer ? in->trainer_batch : 0;
     if ((!ids || ids->k != AV_TENSOR || ids->nd != 2) && batch && cfg->seq) {
         /* the data pipeline is opaque (a hub dataset, a tokenizer) but the
@@ -330,9 +331,9 @@ static AVal *call_hf(LibraryCtx *lc, Interp *in, Obj *m, AVal **args, const char
                                      "from the script (--batch N --seq N give it)";
         return av_unknown(in);
     }
-    release(in, ids);
+    library_release(in, ids);
     if (labels && labels->k == AV_TENSOR)
-        release(in, labels);
+        library_release(in, labels);
     HfOptions o;
     memset(&o, 0, sizeof o);
     o.batch = ids->dim[0];
@@ -363,7 +364,7 @@ static AVal *call_hf_with(LibraryCtx *lc, Interp *in, Obj *m, AVal **args, const
     o.eager_attention = cfg->eager_attention;
     /* the v5 Trainer turns the cache off; checkpointing in training does too;
      * so do model(..., use_cache=False) and model.config.use_cache = False */
-    AVal *uc = kwarg(args, kw, n, "use_cache", -1);
+    AVal *uc = library_kwarg(args, kw, n, "use_cache", -1);
     bool known, cache_arg = uc ? av_truth(uc, &known) : (known = false, true);
     o.use_cache = !in->in_trainer && !o.grad_ckpt && !cfg->cache_off && (!known || cache_arg);
     o.lora_r = cfg->lora_r;
@@ -413,6 +414,8 @@ static AVal *call_model(void *ctx, Interp *in, Obj *model, AVal **args, const ch
         return call_vision(lc, in, model, args, n);
     if (model->nn == NN_HF)
         return call_hf(lc, in, model, args, kw, n);
+    if (model->nn == NN_DIFFUSERS)
+        return library_call_diffusers(lc, in, model, args, kw, n);
     return av_unknown(in);
 }
 

@@ -395,6 +395,8 @@ static AVal *object_method(Interp *in, AVal *recv, const char *name, Args *a)
         return argparse_method(in, o, name, a);
     if (o->nn == NN_OPAQUE && o->a == OPAQUE_HFPARSER)
         return hf_parser_method(in, o, name, a);
+    if (o->nn == NN_OPAQUE && o->a == OPAQUE_SCHEDULER)
+        return scheduler_method(in, o, name, a);
     if (o->nn == NN_OPAQUE && eq(name, "scale"))
         return arg(a, 0, NULL) ? arg(a, 0, NULL) : av_unknown(in);
     if (o->is_module || o->nn != NN_NONE)

@@ -133,6 +133,9 @@ AVal *wrapper_call(Interp *in, const char *q, Args *a);
 AVal *config_call(Interp *in, const char *q, Args *a);
 AVal *trainer_step(Interp *in, Obj *trainer);
 AVal *hf_parser_method(Interp *in, Obj *parser, const char *name, Args *a);
+/* diffusers' noise schedulers: DDPMScheduler(...), .from_pretrained(...) */
+bool is_diffusers_scheduler(const char *q);
+AVal *scheduler_method(Interp *in, Obj *s, const char *name, Args *a);
 AVal *accelerator_method(Interp *in, Obj *acc, const char *name, Args *a);
 
 #endif

@@ -62,7 +62,9 @@ AVal *library_model(Interp *in, const char *q, Args *a)
         return NULL;
     AVal *m = av_obj(in, o.nn);
     *m->obj = o;
-    m->obj->is_module = true;
+    /* an opaque object (a diffusers pipeline, a component pfc does not
+     * model) is not the model the step calls */
+    m->obj->is_module = o.nn != NN_OPAQUE;
     return m;
 }
 
@@ -415,6 +417,12 @@ AVal *config_call(Interp *in, const char *q, Args *a)
         return deepspeed_initialize(in, a);
     if (eq(q, "accelerate.Accelerator"))
         return accelerator(in, a);
+    if (is_diffusers_scheduler(q)) {
+        AVal *s = av_obj(in, NN_OPAQUE);
+        s->obj->a = OPAQUE_SCHEDULER;
+        s->obj->is_module = false;
+        return s;
+    }
     if (eq(q, "transformers.TrainingArguments") || eq(q, "trl.SFTConfig") ||
         eq(q, "transformers.Trainer") || eq(q, "trl.SFTTrainer"))
         return trainer_object(in, q, a);
@@ -469,6 +477,40 @@ AVal *trainer_step(Interp *in, Obj *trainer)
     tr->autocast_on = was_on;
     tr->autocast = was_dt;
     return attr_of_value(in, out, "loss");
+}
+
+/* diffusers.DDPMScheduler (any *Scheduler of diffusers), built or loaded:
+ * "diffusers.DDPMScheduler", "diffusers.schedulers.X.from_pretrained" */
+bool is_diffusers_scheduler(const char *q)
+{
+    if (strncmp(q, "diffusers.", 10) != 0)
+        return false;
+    size_t n = strlen(q);
+    static const char *const loaders[] = {".from_pretrained", ".from_config"};
+    for (size_t i = 0; i < 2; i++) {
+        size_t m = strlen(loaders[i]);
+        if (n > m && strcmp(q + n - m, loaders[i]) == 0)
+            n -= m;
+    }
+    return n >= 9 && strncmp(q + n - 9, "Scheduler", 9) == 0;
+}
+
+/* add_noise(original_samples, noise, timesteps) and get_velocity(sample,
+ * noise, timesteps): sqrt(alpha) * x + sqrt(1 - alpha) * noise, a new tensor
+ * of the sample's shape outside the graph (the samples are data);
+ * scale_model_input(sample, t) returns the sample. */
+AVal *scheduler_method(Interp *in, Obj *s, const char *name, Args *a)
+{
+    (void)s;
+    AVal *x = arg(a, 0, eq(name, "add_noise") ? "original_samples" : "sample");
+    if (eq(name, "scale_model_input"))
+        return x ? x : av_unknown(in);
+    if ((eq(name, "add_noise") || eq(name, "get_velocity")) && x && x->k == AV_TENSOR) {
+        int64_t dim[TR_MAXDIM];
+        memcpy(dim, x->dim, sizeof dim);
+        return new_tensor_value(in, (DType)x->dtype, x->nd, dim, x->gpu);
+    }
+    return av_unknown(in);
 }
 
 AVal *accelerator_method(Interp *in, Obj *acc, const char *name, Args *a)

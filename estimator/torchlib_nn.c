@@ -415,7 +415,7 @@ AVal *module_call(Interp *in, Obj *m, Args *a)
         return transformer_module_call(in, m, a);
     case NN_CE_LOSS: return cross_entropy(in, x, arg(a, 1, "target"));
     case NN_NLL_LOSS: return nll_loss(in, x, arg(a, 1, "target"));
-    case NN_HF: case NN_VISION:
+    case NN_HF: case NN_VISION: case NN_DIFFUSERS:
         return in->hooks.call_model ? in->hooks.call_model(in->hooks.ctx, in, m, a->v, a->kw, a->n)
                                     : av_unknown(in);
     default:

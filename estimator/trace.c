@@ -591,6 +591,25 @@ TId tr_layer_norm(Trace *tr, TId x, uint32_t w, uint32_t b)
     return y;
 }
 
+TId tr_group_norm(Trace *tr, TId x, int64_t groups, uint32_t w, uint32_t b)
+{
+    if (tr->autocast_on)
+        x = tr_cast(tr, x, DT_F32);   /* group_norm is on autocast's fp32 list */
+    TId y = like(tr, x, tr_dtype(tr, x), out_grad(tr, x, 0, w, b));
+    if (needs_grad(tr, y)) {
+        /* native_group_norm_backward reads the input, and the (N, groups)
+         * mean and inverse std, which ATen makes in the input's dtype */
+        save(tr, x);
+        int64_t dim[2] = {tr_dim(tr, x, 0), groups > 0 ? groups : 1};
+        save(tr, new_tensor(tr, tr_dtype(tr, x), 2, dim, false));
+        save(tr, new_tensor(tr, tr_dtype(tr, x), 2, dim, false));
+    }
+    use_param(tr, w);
+    use_param(tr, b);
+    record(tr, "group_norm", &x, 1, y);
+    return y;
+}
+
 /* A pointwise op: out in `dt`; saves its input and/or its result. */
 static TId pointwise(Trace *tr, const char *name, TId x, DType dt, bool save_in, bool save_out)
 {
@@ -724,10 +743,12 @@ TId tr_view(Trace *tr, TId x, int nd, const int64_t *dim)
     return y;
 }
 
-TId tr_copy(Trace *tr, TId x, int nd, const int64_t *dim)
+TId tr_copy(Trace *tr, TId x, int nd, const int64_t *dim) { return tr_remap(tr, "copy", x, nd, dim); }
+
+TId tr_remap(Trace *tr, const char *name, TId x, int nd, const int64_t *dim)
 {
     TId y = new_tensor(tr, tr_dtype(tr, x), nd, dim, needs_grad(tr, x));
-    record(tr, "copy", &x, 1, y);
+    record(tr, name, &x, 1, y);
     return y;
 }
 

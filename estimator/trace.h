@@ -160,6 +160,8 @@ TId tr_adaptive_pool(Trace *tr, TId x, int64_t oh, int64_t ow);
 TId tr_batch_norm(Trace *tr, TId x, uint32_t w, uint32_t b);
 TId tr_layer_norm(Trace *tr, TId x, uint32_t w, uint32_t b);
 TId tr_rms_norm_hf(Trace *tr, TId x, uint32_t w);     /* HF: fp32 upcast inside */
+/* nn.GroupNorm over (N, C, ...): fp32 under autocast, as layer_norm. */
+TId tr_group_norm(Trace *tr, TId x, int64_t groups, uint32_t w, uint32_t b);
 
 typedef enum Act { ACT_RELU, ACT_GELU, ACT_GELU_TANH_PY, ACT_SILU, ACT_TANH, ACT_SIGMOID,
                    ACT_HARDSWISH, ACT_HARDSIGMOID, ACT_RELU6 } Act;
@@ -173,6 +175,9 @@ TId tr_masked_fill(Trace *tr, TId x);
 TId tr_cast(Trace *tr, TId x, DType dt);
 TId tr_view(Trace *tr, TId x, int nd, const int64_t *dim);   /* a view: no storage */
 TId tr_copy(Trace *tr, TId x, int nd, const int64_t *dim);   /* contiguous()/reshape copy */
+/* A new tensor of the given shape made from x whose backward needs none of
+ * the forward's tensors (F.interpolate nearest, F.pad): `name` is the op. */
+TId tr_remap(Trace *tr, const char *name, TId x, int nd, const int64_t *dim);
 TId tr_cat(Trace *tr, const TId *xs, int n, int axis);
 TId tr_slice_last(Trace *tr, TId x, int64_t n);              /* x[..., :n] as a view */
 /* Attention by a fused kernel (flash / memory-efficient): saves q, k, v, the
