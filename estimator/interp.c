@@ -279,6 +279,38 @@ void interp_note(Interp *in, uint32_t node, const char *what)
 }
 uint64_t interp_steps(const Interp *in) { return in->steps; }
 
+/* The source of one argument node, on one line and at most 60 bytes. */
+static const char *node_source(Interp *in, const Node *n)
+{
+    uint32_t start = node_start(in->S, n), end = node_end(in->S, n);
+    uint32_t len = end - start > 60 ? 57 : end - start;
+    char *s = arena_printf(in->a, "%.*s%s", (int)len, in->S->src + start, len < end - start ? "..." : "");
+    for (char *p = s; *p; p++)
+        if (*p == '\n' || *p == '\r' || *p == '\t')
+            *p = ' ';
+    return s;
+}
+
+const char *interp_arg_source(Interp *in, int pos, const char *kw)
+{
+    const Node *call = in->cur_node ? syn_node(in->S, in->cur_node) : NULL;
+    const Node *args = call && call->kind == N_CALL ? node_kid(in->S, call, 1) : NULL;
+    int seen = 0;
+    if (args) FOR_EACH_KID(args, id) {
+        const Node *n = syn_node(in->S, id);
+        uint32_t nk = node_nkids(in->S, n);
+        const Token *name = n->kind == N_KEYWORD ? &in->S->toks.v[n->first_tok] : NULL;   /* NAME '=' */
+        if (name && kw && nk && strcmp(in_name(in, name->name), kw) == 0)
+            return node_source(in, node_kid(in->S, n, nk - 1));
+        if (n->kind == N_STARRED)
+            pos = -1;   /* positions after a splat are not the script's */
+        if (n->kind != N_KEYWORD && n->kind != N_STARRED && n->kind != N_DOUBLE_STARRED && pos >= 0 &&
+            seen++ == pos)
+            return node_source(in, n);
+    }
+    return NULL;
+}
+
 const char *in_name(Interp *in, uint32_t id)
 {
     if (!id || id >= in->S->names.by_id.n)

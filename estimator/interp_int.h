@@ -118,6 +118,10 @@ void interp_fail(Interp *in, const char *why);
 /* Records an assumption ("line N: ..."), once per text. */
 void interp_note(Interp *in, uint32_t node, const char *what);
 void interp_lost_here(Interp *in, const char *what);
+/* The script's text of argument pos (or keyword kw) of the call being
+ * evaluated, for messages ("len(vocab)"); NULL when the call does not show
+ * it (arguments after a splat, or ones pfc made). */
+const char *interp_arg_source(Interp *in, int pos, const char *kw);
 /* Calls `recv.name(...)` anywhere in the file whose receiver evaluates to
  * obj (on demand): fn gets the call's evaluated arguments. */
 void for_each_call_on(Interp *in, const char *name, const Obj *obj,

@@ -44,11 +44,24 @@ void refuse(Interp *in, const char *why)
     interp_fail(in, in->tr->error);
 }
 
+/* The refusal for an argument the script gives that pfc cannot read as a
+ * number: a weight sized without it would be a confident wrong count. */
+void refuse_unread(Interp *in, const AVal *v, int pos, const char *kw, const char *module)
+{
+    const char *what = arena_printf(in->a, "%s's %s", module, kw);
+    if (v && v->k == AV_UNKNOWN && v->origin) {   /* a required argument the command line lacks */
+        refuse(in, missing_config(in, what, v));
+        return;
+    }
+    const char *src = interp_arg_source(in, pos, kw);
+    refuse(in, src ? arena_printf(in->a, "%s is not a number pfc can read (%s)", what, src)
+                   : arena_printf(in->a, "%s is not a number pfc can read", what));
+}
+
 /* A module's size (features, channels, embeddings, heads): a positive
- * integer up to CK_DIM_MAX. A value pfc cannot see gives dflt (0: the module
- * has no weight of that size, as when the sizes are unknown); a missing
- * required one, a non-integer, zero, a negative number or an absurd one
- * is a refusal with the module and argument named. */
+ * integer up to CK_DIM_MAX; dflt when the script does not give it (0: it
+ * must). A value pfc cannot read, a non-integer, zero, a negative number
+ * or an absurd one is a refusal with the module and argument named. */
 int64_t size_arg(Interp *in, const Args *a, int pos, const char *kw, int64_t dflt, const char *module)
 {
     AVal *v = arg(a, pos, kw);
@@ -57,12 +70,12 @@ int64_t size_arg(Interp *in, const Args *a, int pos, const char *kw, int64_t dfl
         refuse(in, arena_printf(in->a, "%s lacks its %s", module, kw));
         return 0;
     }
-    if (v && v->k == AV_UNKNOWN && v->origin) {   /* a required argument the command line lacks */
-        refuse(in, missing_config(in, arena_printf(in->a, "%s's %s", module, kw), v));
+    if (!v)
+        return dflt;
+    if (v->k != AV_INT && v->k != AV_FLOAT && v->k != AV_BOOL) {
+        refuse_unread(in, v, pos, kw, module);
         return 0;
     }
-    if (!v || (v->k != AV_INT && v->k != AV_FLOAT && v->k != AV_BOOL))
-        return dflt;
     if (!av_int_of(v, &n)) {
         if (v->k == AV_FLOAT && fabs(v->f) < 1e15)
             refuse(in, arena_printf(in->a, "%s's %s is %g, not an integer", module, kw, v->f));
@@ -82,13 +95,18 @@ int64_t size_arg(Interp *in, const Args *a, int pos, const char *kw, int64_t dfl
 }
 
 /* A count the script gives where zero is meaningful (padding, layers past
- * the first): 0 .. CK_DIM_MAX, else refused like size_arg. */
+ * the first): 0 .. CK_DIM_MAX, dflt when not given, else refused like
+ * size_arg. */
 int64_t count_arg(Interp *in, const Args *a, int pos, const char *kw, int64_t dflt, const char *module)
 {
     AVal *v = arg(a, pos, kw);
     int64_t n;
-    if (!v || !av_int_of(v, &n))
+    if (!v)
         return dflt;
+    if (!av_int_of(v, &n)) {
+        refuse_unread(in, v, pos, kw, module);
+        return dflt;
+    }
     if (n < 0 || n > CK_DIM_MAX) {
         refuse(in, arena_printf(in->a, "%s's %s is %lld, not a count pfc can estimate", module, kw, (long long)n));
         return dflt;

@@ -20,6 +20,7 @@ const char *leaf(const char *q);
 bool int_arg(const Args *a, int pos, const char *kw, int64_t *out);
 int64_t int_or(const Args *a, int pos, const char *kw, int64_t dflt);
 void refuse(Interp *in, const char *why);
+void refuse_unread(Interp *in, const AVal *v, int pos, const char *kw, const char *module);
 int64_t size_arg(Interp *in, const Args *a, int pos, const char *kw, int64_t dflt, const char *module);
 int64_t count_arg(Interp *in, const Args *a, int pos, const char *kw, int64_t dflt, const char *module);
 double num_or(const Args *a, int pos, const char *kw, double dflt);
