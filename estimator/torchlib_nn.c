@@ -358,18 +358,60 @@ static AVal *nn_simple(Interp *in, const char *name, Args *a)
     return NULL;
 }
 
+/* torch.nn layers that register no parameters (InstanceNorm only without
+ * affine=True) and that pfc does not model: each is run as an elementwise
+ * op the report lists, so the tensor it receives is not lost. */
+static bool parameterless(const char *name, Args *a)
+{
+    static const char *const names[] = {
+        "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle", "PixelUnshuffle",
+        "Unflatten", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "ConstantPad1d", "ConstantPad2d",
+        "ConstantPad3d", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d",
+        "ReplicationPad2d", "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d",
+        "MaxPool1d", "MaxPool3d", "AvgPool1d", "AvgPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool3d",
+        "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "LPPool1d", "LPPool2d",
+        "Hardtanh", "Hardsigmoid", "Hardshrink", "Softshrink", "Tanhshrink", "Softsign", "Threshold",
+        "GLU", "Softmin", "Softmax2d", "LogSigmoid", "CELU", "SELU", "RReLU", "AlphaDropout",
+        "FeatureAlphaDropout", "ChannelShuffle", "LocalResponseNorm", "CosineSimilarity",
+        "PairwiseDistance", "Fold", "Unfold", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
+    };
+    if (ends(name, "Loss"))
+        return true;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (eq(name, names[i]))
+            return strncmp(name, "InstanceNorm", 12) != 0 || !bool_or(a, -1, "affine", false);
+    return false;
+}
+
+/* A torch.nn class pfc does not model. One without parameters is taken as
+ * elementwise where it is called; one with parameters is refused: an
+ * estimate without them would be a confident wrong count. */
+static AVal *unmodelled_module(Interp *in, const char *name, Args *a)
+{
+    AVal *m = av_obj(in, NN_OPAQUE);
+    if (parameterless(name, a)) {
+        m->obj->a = OPAQUE_LAYER;
+        m->obj->arch = arena_printf(in->a, "torch.nn.%s", name);
+        return m;
+    }
+    refuse(in, arena_printf(in->a, "torch.nn.%s is not modelled: pfc cannot count its parameters", name));
+    return m;
+}
+
 typedef AVal *NnCtor(Interp *in, const char *name, Args *a);
 
 AVal *nn_module(Interp *in, const char *name, Args *a)
 {
     static const struct { const char *name; NnCtor *ctor; } ctors[] = {
-        {"Linear", nn_linear}, {"Embedding", nn_embedding}, {"LayerNorm", nn_norm},
-        {"RMSNorm", nn_norm}, {"GroupNorm", nn_norm}, {"ConvTranspose2d", nn_conv_transpose},
-        {"Conv2d", nn_conv}, {"Conv1d", nn_conv}, {"BatchNorm2d", nn_batch_norm},
-        {"BatchNorm1d", nn_batch_norm}, {"LSTM", nn_rnn}, {"GRU", nn_rnn}, {"RNN", nn_rnn}, {"Dropout", nn_dropout},
-        {"Dropout2d", nn_dropout}, {"Dropout1d", nn_dropout}, {"MaxPool2d", nn_pool},
-        {"AvgPool2d", nn_pool}, {"AdaptiveAvgPool2d", nn_adaptive_pool}, {"Sequential", nn_container},
-        {"ModuleList", nn_container}, {"ModuleDict", nn_module_dict}, {"Parameter", nn_parameter},
+        {"Linear", nn_linear}, {"Embedding", nn_embedding}, {"LayerNorm", nn_norm}, {"RMSNorm", nn_norm},
+        {"GroupNorm", nn_norm}, {"ConvTranspose2d", nn_conv_transpose}, {"Conv2d", nn_conv},
+        {"Conv1d", nn_conv}, {"BatchNorm2d", nn_batch_norm}, {"BatchNorm1d", nn_batch_norm},
+        {"BatchNorm3d", nn_batch_norm}, {"SyncBatchNorm", nn_batch_norm}, {"LSTM", nn_rnn}, {"GRU", nn_rnn},
+        {"RNN", nn_rnn}, {"Dropout", nn_dropout}, {"Dropout2d", nn_dropout}, {"Dropout1d", nn_dropout},
+        {"Dropout3d", nn_dropout},
+        {"MaxPool2d", nn_pool}, {"AvgPool2d", nn_pool}, {"AdaptiveAvgPool2d", nn_adaptive_pool},
+        {"Sequential", nn_container}, {"ModuleList", nn_container}, {"ModuleDict", nn_module_dict},
+        {"Parameter", nn_parameter},
     };
     for (size_t i = 0; i < sizeof ctors / sizeof ctors[0]; i++)
         if (eq(name, ctors[i].name))
@@ -380,8 +422,7 @@ AVal *nn_module(Interp *in, const char *name, Args *a)
     if (m)
         return m;
     if (name[0] >= 'A' && name[0] <= 'Z')
-        interp_note(in, 0, arena_printf(in->a, "torch.nn.%s is not modelled: its parameters and "
-                                               "activations are missing", name));
+        return unmodelled_module(in, name, a);
     return av_obj(in, NN_OPAQUE);
 }
 
@@ -485,6 +526,8 @@ AVal *module_call(Interp *in, Obj *m, Args *a)
         return transformer_module_call(in, m, a);
     case NN_CE_LOSS: return cross_entropy(in, x, arg(a, 1, "target"));
     case NN_NLL_LOSS: return nll_loss(in, x, arg(a, 1, "target"));
+    case NN_OPAQUE:
+        return m->a == OPAQUE_LAYER ? assumed_op(in, x, m->arch) : av_unknown(in);
     case NN_HF: case NN_VISION:
         return in->hooks.call_model ? in->hooks.call_model(in->hooks.ctx, in, m, a->v, a->kw, a->n)
                                     : av_unknown(in);
