@@ -257,6 +257,25 @@ void interp_lost_here(Interp *in, const char *what)
 
 const char *interp_factory_unread(const Interp *in) { return in->factory_unread; }
 
+void interp_model_passed(Interp *in, const char *what)
+{
+    if (!in->model_passed)
+        in->model_passed = at_node(in, in->cur_node, arena_printf(in->a, "%s received the model and is not modelled", what));
+}
+
+const char *interp_model_passed_at(const Interp *in) { return in->model_passed; }
+
+/* A call in the script: a callee pfc cannot see (a method of an unknown
+ * object, a name from a library it does not read) still passes on what
+ * it is given, as unmodelled_call says. */
+static AVal *call_site_value(Interp *in, AVal *callee, Args *a)
+{
+    if (callee->k != AV_UNKNOWN)
+        return call_value(in, callee, a);
+    const char *src = interp_call_source(in);
+    return unmodelled_call(in, src ? arena_printf(in->a, "`%s`", src) : "a call pfc cannot follow", a);
+}
+
 const char *const *interp_notes(const Interp *in, uint32_t *n)
 {
     *n = in->notes.n;
@@ -289,6 +308,11 @@ static const char *node_source(Interp *in, const Node *n)
         if (*p == '\n' || *p == '\r' || *p == '\t')
             *p = ' ';
     return s;
+}
+
+const char *interp_call_source(Interp *in)
+{
+    return in->cur_node ? node_source(in, syn_node(in->S, in->cur_node)) : NULL;
 }
 
 const char *interp_arg_source(Interp *in, int pos, const char *kw)
@@ -1657,7 +1681,7 @@ static AVal *call_dispatch(Interp *in, Frame *fr, const IrValue *x, AVal *callee
 {
     Args a = *pa;
     if (!fr->demand)
-        return call_value(in, callee, &a);
+        return call_site_value(in, callee, &a);
     bool model_call = callee->k == AV_OBJECT && callee->obj->is_module && !in->model_called;
     if (model_call) {
         in->model_call_named = assigned_whole(in, x->node);
@@ -1683,7 +1707,7 @@ static AVal *call_dispatch(Interp *in, Frame *fr, const IrValue *x, AVal *callee
     tr->autocast_on = on;
     if (on)
         tr->autocast = dt;
-    AVal *r = call_value(in, callee, &a);
+    AVal *r = call_site_value(in, callee, &a);
     if (model_call && in->model_call_named)
         keep_outputs(in, r);
     tr->no_grad = ng;

@@ -331,6 +331,28 @@ static void project(Estimate *e)
     e->projected_high = a + a / 5 + CUDA_CONTEXT_BYTES;
 }
 
+/* Whether an op of the step uses a parameter: a model whose parameters were
+ * counted but that no op uses was lost on the way to its forward (a
+ * wrapper, a value pfc cannot read), and the estimate would lack its
+ * activations. */
+static bool params_used(const Trace *tr)
+{
+    for (uint32_t i = 0; i < tr->params.n; i++)
+        if (tr->params.v[i].last_op)
+            return true;
+    return false;
+}
+
+/* The refusal for a model whose forward the step does not reach: where it
+ * was handed to a call pfc does not model, or where tensors were lost. */
+static const char *forward_not_followed(Syntax *s, const Interp *in)
+{
+    const char *why = interp_model_passed_at(in) ? interp_model_passed_at(in) : interp_lost(in);
+    return why ? arena_printf(s->arena, "the model was found but its forward could not be followed to the loss (%s)",
+                              why)
+               : "the model was found but its forward could not be followed to the loss";
+}
+
 /* A shape, size or count the script gives that pfc does not take as meant:
  * the reason, and the line of the call that made it. */
 static void refusal(Syntax *s, const Trace *tr, Estimate *out, const char **why)
@@ -406,11 +428,8 @@ bool estimate_run(Syntax *s, const Ir *ir, const EstimateConfig *cfg, Estimate *
                        ? arena_printf(s->arena, "no model found: %s", interp_factory_unread(in))
                        : "no model found: neither a known from_pretrained/torchvision name "
                                       "nor an nn.Module defined in the file reached the step";
-        else if (!tr.ops.n)
-            *why = interp_lost(in)
-                       ? arena_printf(s->arena, "the model was found but its forward could not be followed "
-                                                "to the loss (%s)", interp_lost(in))
-                       : "the model was found but its forward could not be followed to the loss";
+        else if (!tr.ops.n || !params_used(&tr))
+            *why = forward_not_followed(s, in);
         ok = !*why;
     }
     if (ok) {

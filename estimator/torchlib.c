@@ -393,9 +393,46 @@ AVal *lib_call(Interp *in, const char *q, Args *a)
         return functional(in, leaf(q), a);
     if (in_ns(q, "torch"))
         return torch_call(in, leaf(q), a);
-    /* torch.special.*, torch.linalg.*, einops, a fused kernel: whatever the
-     * function, a tensor passed to it is not dropped */
-    return assumed_op(in, arg(a, 0, NULL), arena_printf(in->a, "`%s`", q));
+    /* torch.special.*, torch.linalg.*, einops, a fused kernel, a library's
+     * wrapper: whatever the function, what is passed to it is not dropped */
+    return unmodelled_call(in, arena_printf(in->a, "`%s`", q), a);
+}
+
+/* A model, an optimizer or a loader: what wrappers take and give back. */
+static bool runtime_object(const AVal *v)
+{
+    return v->k == AV_OBJECT && (v->obj->is_module || v->obj->nn == NN_OPTIMIZER || v->obj->nn == NN_LOADER);
+}
+
+AVal *unmodelled_call(Interp *in, const char *what, Args *a)
+{
+    AVal *x = arg(a, 0, NULL);
+    if (x && x->k == AV_TENSOR)
+        return assumed_op(in, x, what);
+    AVal *model = NULL;
+    uint32_t objects = 0;
+    for (uint32_t i = 0; i < a->n; i++) {
+        if (!model && a->v[i]->k == AV_OBJECT && a->v[i]->obj->is_module)
+            model = a->v[i];
+        objects += !a->kw[i] && runtime_object(a->v[i]);
+    }
+    if (!model)
+        return av_unknown(in);
+    interp_model_passed(in, what);
+    if (objects < 2) {
+        interp_note(in, in->cur_node, arena_printf(in->a, "%s is not modelled: the model is taken as returned "
+                                                          "unchanged", what));
+        return model;
+    }
+    /* wrap(model, optimizer, ...) gives them back, as accelerator.prepare does */
+    interp_note(in, in->cur_node, arena_printf(in->a, "%s is not modelled: the model and the objects passed "
+                                                      "with it are taken as returned unchanged, in order", what));
+    AVal *s = av_seq(in, 0);
+    s->items = arena_alloc(in->a, a->n * sizeof *s->items);
+    for (uint32_t i = 0; i < a->n; i++)
+        if (!a->kw[i])
+            s->items[s->n++] = a->v[i];
+    return s;
 }
 
 static AVal *object_method(Interp *in, AVal *recv, const char *name, Args *a)
