@@ -803,9 +803,131 @@ static AVal *super_of(Interp *in, Frame *fr, Args *a)
     return s;
 }
 
-/* super().name: a method of the classes after C; nn.Module's own methods
- * (its __init__ sets up nothing pfc counts) when no class of the project
- * defines it. */
+/* ---- library bases ---------------------------------------------------------------------
+ * A module class of the project may derive from a library class: nn.Linear,
+ * nn.Sequential, a Hugging Face model, some library's model. Its __init__
+ * (through super().__init__(...), or when the class defines none) builds that
+ * class as the object's "__base__", whose parameters, attributes and forward
+ * then stand for the base's; a library class pfc does not model is refused,
+ * as its parameters cannot be counted. */
+
+/* The callee super().__init__ gives for a library base (not a Python name). */
+#define LIBRARY_INIT "<a library base's __init__>"
+
+/* Library bases that register no parameters and define no forward. */
+static bool adds_nothing(const char *q)
+{
+    static const char *const exact[] = {
+        "torch.nn.Module", "torch.nn.modules.module.Module", "object", "builtins.object", "Module",
+    };
+    static const char *const leaves[] = {
+        "ABC", "Generic", "Protocol", "LightningModule", "HyperparametersMixin", "PyTorchModelHubMixin",
+        "ModelHubMixin", "NamedTuple", "Enum", "ModuleUtilsMixin",
+    };
+    const char *dot = strrchr(q, '.'), *leaf = dot ? dot + 1 : q;
+    for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
+        if (strcmp(q, exact[i]) == 0)
+            return true;
+    for (size_t i = 0; i < sizeof leaves / sizeof leaves[0]; i++)
+        if (strcmp(leaf, leaves[i]) == 0)
+            return true;
+    return false;
+}
+
+/* The first base of c and its project bases that is a library class adding
+ * something, as the class's module names it; NULL if none. */
+static const char *library_base_of(Interp *in, ClassRef c)
+{
+    ClassRef mro[MRO_MAX];
+    uint32_t n = linearize(in, c, mro, 0, MRO_MAX);
+    for (uint32_t i = 0; i < n; i++) {
+        const IrClass *k = &mro[i].mod->ir->classes.v[mro[i].cls];
+        for (uint32_t b = 0; b < k->bases.n; b++) {
+            if (base_class(in, mro[i], b).cls >= 0)
+                continue;
+            InterpModule *back = enter_module(in, mro[i].mod);
+            const char *q = in_name(in, k->bases.v[b]);
+            enter_module(in, back);
+            if (!adds_nothing(q))
+                return q;
+        }
+    }
+    return NULL;
+}
+
+static const char *library_base(Interp *in, const Obj *o)
+{
+    return o->is_module && o->cls >= 0 ? library_base_of(in, (ClassRef){o->mod, o->cls}) : NULL;
+}
+
+static const char *class_name(Interp *in, const Obj *o)
+{
+    InterpModule *back = enter_module(in, o->mod);
+    const char *name = in_name(in, in->ir->classes.v[o->cls].name);
+    enter_module(in, back);
+    return name;
+}
+
+static void refuse_here(Interp *in, const char *why)
+{
+    tr_refuse(in->tr, why);
+    interp_fail(in, in->tr->error);
+}
+
+/* The library base's __init__ with the script's arguments: a torch.nn class
+ * is built as the object's base; nothing else is modelled. */
+static AVal *library_init(Interp *in, AVal *self, Args *a)
+{
+    const char *q = library_base(in, self->obj);
+    if (!q || obj_get(self->obj, LIBRARY_BASE))   /* none, or from_pretrained loaded it */
+        return av_none(in);
+    if (strncmp(q, "torch.nn.", 9) == 0) {
+        AVal *base = lib_call(in, q, a);
+        if (base->k == AV_OBJECT && base->obj->is_module)
+            obj_set(in, self->obj, LIBRARY_BASE, base);
+        return av_none(in);
+    }
+    bool hf = strncmp(q, "transformers.", 13) == 0;
+    refuse_here(in, arena_printf(in->a, "%s's base %s is not a class pfc models: the parameters its __init__ "
+                                        "registers cannot be counted%s", class_name(in, self->obj), q,
+                                 hf ? " (pfc reads Hugging Face models loaded with from_pretrained(NAME))" : ""));
+    return av_none(in);
+}
+
+/* C.from_pretrained(NAME) of a class whose base is a library model: the
+ * library loads the base (a Hugging Face model of the snapshot), then the
+ * class's own __init__ runs, as transformers runs cls(config); the config
+ * is not a value pfc reads, so sizes taken from it are refused. */
+static AVal *library_pretrained(Interp *in, AVal *cls, Args *a)
+{
+    const char *q = library_base_of(in, (ClassRef){cls->mod, cls->fn});
+    AVal *base = q ? lib_call(in, arena_printf(in->a, "%s.from_pretrained", q), a) : av_unknown(in);
+    if (base->k != AV_OBJECT || !base->obj->is_module)
+        return base;   /* the library hook says why */
+    InterpModule *back = enter_module(in, cls->mod);
+    AVal *self = av_obj(in, NN_NONE);
+    self->obj->cls = cls->fn;
+    self->obj->mod = in->mod;
+    self->obj->is_module = true;
+    obj_set(in, self->obj, LIBRARY_BASE, base);
+    Args config = {{av_unknown(in)}, {NULL}, 1};
+    bool found;
+    run_method(in, self, "__init__", &config, &found);
+    enter_module(in, back);
+    return self;
+}
+
+AVal *interp_class_attr(Interp *in, AVal *cls, const char *name)
+{
+    if (strcmp(name, "from_pretrained") == 0 && library_base_of(in, (ClassRef){cls->mod, cls->fn}))
+        return av_bound(in, cls, name);
+    return av_unknown(in);
+}
+
+/* super().name: a method of the classes after C; else the library base's
+ * (its __init__ builds it; nn.Module's sets up nothing pfc counts). A
+ * forward no class defines is refused: nn.Module has none, and looking it
+ * up on self would run self's own forward again. */
 static AVal *super_attr(Interp *in, AVal *sup, const char *name)
 {
     ClassRef mro[MRO_MAX];
@@ -817,8 +939,20 @@ static AVal *super_attr(Interp *in, AVal *sup, const char *name)
     int m = find_method(in, mro, from, n, name, &mod);
     if (m >= 0)
         return bound_method(in, mod, m, sup->self);
-    return strcmp(name, "__init__") == 0 ? av_qual(in, "builtins.object.__init__")
-                                         : attr_of_value(in, sup->self, name);
+    AVal *base = obj_get(sup->self->obj, LIBRARY_BASE);
+    const char *q = library_base(in, sup->self->obj);
+    if (strcmp(name, "__init__") == 0)
+        return q ? av_bound(in, sup->self, LIBRARY_INIT) : av_qual(in, "builtins.object.__init__");
+    if (base)
+        return attr_of_value(in, base, name);
+    if (strcmp(name, "forward") == 0 || strcmp(name, "__call__") == 0) {
+        const char *c = class_name(in, sup->self->obj);
+        refuse_here(in, q ? arena_printf(in->a, "%s's super().%s() runs its base %s, which pfc does not model", c,
+                                         name, q)
+                          : arena_printf(in->a, "%s's super().%s() reaches nn.Module, which defines none", c, name));
+        return av_unknown(in);
+    }
+    return attr_of_value(in, sup->self, name);
 }
 
 static bool class_has_decorator(Interp *in, int cls, const char *name)
@@ -928,6 +1062,8 @@ static AVal *instantiate(Interp *in, int cls, Args *a)
     }
     bool found;
     run_method(in, self, "__init__", a, &found);
+    if (!found)   /* the library base's own __init__ takes the arguments */
+        library_init(in, self, a);
     return self;
 }
 
@@ -1008,6 +1144,10 @@ AVal *call_value(Interp *in, AVal *callee, Args *a)
     case AV_QUAL:
         return lib_call(in, callee->s, a);
     case AV_BOUND:
+        if (callee->self && callee->self->k == AV_CLASS)   /* C.from_pretrained(...) */
+            return library_pretrained(in, callee->self, a);
+        if (callee->self && callee->self->k == AV_OBJECT && strcmp(callee->s, LIBRARY_INIT) == 0)
+            return library_init(in, callee->self, a);
         return method_call(in, callee->self, callee->s, a);
     case AV_OBJECT: {
         Obj *o = callee->obj;
@@ -1017,6 +1157,8 @@ AVal *call_value(Interp *in, AVal *callee, Args *a)
         AVal *r = run_method(in, callee, "forward", a, &found);
         if (!found)
             r = run_method(in, callee, "__call__", a, &found);
+        if (!found && obj_get(o, LIBRARY_BASE))   /* the library base's forward */
+            r = call_value(in, obj_get(o, LIBRARY_BASE), a);
         return r;
     }
     default:

@@ -115,6 +115,14 @@ AVal *args_get(const Args *a, int pos, const char *kw);
 AVal *call_value(Interp *in, AVal *callee, Args *a);
 AVal *iter_items(Interp *in, AVal *seq);   /* a SEQ of the items, or NULL */
 AVal *run_method(Interp *in, AVal *self, const char *name, Args *a, bool *found);
+/* The attribute of an object of the project's class that holds the library
+ * module its class derives from (nn.Linear, a Hugging Face model), built by
+ * its __init__: the object's weights, sizes and forward where its class
+ * defines none. */
+#define LIBRARY_BASE "__base__"
+/* C.name for a class of the project: from_pretrained when a library base
+ * loads it, else unknown. */
+AVal *interp_class_attr(Interp *in, AVal *cls, const char *name);
 void interp_fail(Interp *in, const char *why);
 /* Records an assumption ("line N: ..."), once per text. */
 void interp_note(Interp *in, uint32_t node, const char *what);

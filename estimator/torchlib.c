@@ -481,5 +481,7 @@ AVal *attr_of_value(Interp *in, AVal *base, const char *name)
         return module_attr(in, base, name);
     if (base->k == AV_SEQ || base->k == AV_DICT)
         return av_bound(in, base, name);
+    if (base->k == AV_CLASS)
+        return interp_class_attr(in, base, name);
     return av_unknown(in);
 }

@@ -577,6 +577,9 @@ AVal *module_method(Interp *in, AVal *self, const char *name, Args *a)
         eq(name, "bfloat16") || eq(name, "train") || eq(name, "eval") || eq(name, "requires_grad_") ||
         eq(name, "apply") || eq(name, "double"))
         return self;
+    AVal *base = self->obj->nn == NN_NONE ? obj_get(self->obj, LIBRARY_BASE) : NULL;
+    if (base)   /* a class of the project derived from a library module: the base's methods */
+        return method_call(in, base, name, a);
     if (eq(name, "register_buffer")) {
         register_buffer(in, self, a);
         return av_none(in);
@@ -605,6 +608,9 @@ AVal *module_attr(Interp *in, AVal *base, const char *name)
     Obj *o = base->obj;
     AVal *v = obj_get(o, name);
     if (v)
+        return v;
+    AVal *lib = o->nn == NN_NONE ? obj_get(o, LIBRARY_BASE) : NULL;
+    if (lib && (v = module_attr(in, lib, name))->k != AV_BOUND)   /* its library base's weight, sizes */
         return v;
     if (eq(name, "weight") || eq(name, "bias")) {
         AVal *p = av_new(in, AV_PARAM);
