@@ -353,6 +353,20 @@ static const char *forward_not_followed(Syntax *s, const Interp *in)
                : "the model was found but its forward could not be followed to the loss";
 }
 
+/* The script, or a module of the project it imported, places something on
+ * the GPU. */
+static bool project_places_on_gpu(Syntax *s, const Ir *ir, const Interp *in)
+{
+    if (estimate_places_on_gpu(s, ir))
+        return true;
+    for (uint32_t i = 0; i < in->loaded.n; i++) {
+        const InterpModule *m = in->loaded.v[i].mod;
+        if (m && estimate_places_on_gpu(m->S, m->ir))
+            return true;
+    }
+    return false;
+}
+
 /* A shape, size or count the script gives that pfc does not take as meant:
  * the reason, and the line of the call that made it. */
 static void refusal(Syntax *s, const Trace *tr, Estimate *out, const char **why)
@@ -430,6 +444,13 @@ bool estimate_run(Syntax *s, const Ir *ir, const EstimateConfig *cfg, Estimate *
                                       "nor an nn.Module defined in the file reached the step";
         else if (!tr.ops.n || !params_used(&tr))
             *why = forward_not_followed(s, in);
+        else if (!project_places_on_gpu(s, ir, in))
+            *why = t.training ? "the script never moves its model or tensors to a GPU (no .cuda(), .to(device), "
+                                "device=\"cuda\" or framework that places them): as written it trains on the "
+                                "CPU, and its GPU peak is about 0"
+                              : "the script never moves its model or tensors to a GPU (no .cuda(), .to(device), "
+                                "device=\"cuda\" or framework that places them): as written it runs on the "
+                                "CPU, and its GPU peak is about 0";
         ok = !*why;
     }
     if (ok) {
