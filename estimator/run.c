@@ -445,12 +445,10 @@ bool estimate_run(Syntax *s, const Ir *ir, const EstimateConfig *cfg, Estimate *
         else if (!tr.ops.n || !params_used(&tr))
             *why = forward_not_followed(s, in);
         else if (!project_places_on_gpu(s, ir, in))
-            *why = t.training ? "the script never moves its model or tensors to a GPU (no .cuda(), .to(device), "
-                                "device=\"cuda\" or framework that places them): as written it trains on the "
-                                "CPU, and its GPU peak is about 0"
-                              : "the script never moves its model or tensors to a GPU (no .cuda(), .to(device), "
-                                "device=\"cuda\" or framework that places them): as written it runs on the "
-                                "CPU, and its GPU peak is about 0";
+            *why = arena_printf(s->arena, "the script never moves its model or tensors to a CUDA GPU (no .cuda(), "
+                                          "no .to(device) or device= that may be one, no framework that places "
+                                          "them): as written it %s on the CPU, so its GPU peak is about 0",
+                                t.training ? "trains" : "runs");
         ok = !*why;
     }
     if (ok) {
