@@ -446,6 +446,8 @@ static AVal *object_method(Interp *in, AVal *recv, const char *name, Args *a)
         return lightning_trainer_method(in, o, name, a);
     if (o->nn == NN_OPAQUE && o->a == OPAQUE_ACCELERATOR)
         return accelerator_method(in, o, name, a);
+    if (o->nn == NN_OPAQUE && o->a == OPAQUE_FABRIC)
+        return fabric_method(in, o, name, a);
     if (o->nn == NN_OPAQUE && (o->a == OPAQUE_ARGPARSER || o->a == OPAQUE_SUBPARSERS))
         return argparse_method(in, o, name, a);
     if (o->nn == NN_OPAQUE && o->a == OPAQUE_HFPARSER)

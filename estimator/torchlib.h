@@ -136,5 +136,6 @@ AVal *config_call(Interp *in, const char *q, Args *a);
 AVal *trainer_step(Interp *in, Obj *trainer);
 AVal *hf_parser_method(Interp *in, Obj *parser, const char *name, Args *a);
 AVal *accelerator_method(Interp *in, Obj *acc, const char *name, Args *a);
+AVal *fabric_method(Interp *in, Obj *fab, const char *name, Args *a);   /* Lightning's Fabric */
 
 #endif

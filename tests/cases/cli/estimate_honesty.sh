@@ -152,6 +152,23 @@ show "model, opt = some_lib.setup(model, opt): given back in order" setup.py ass
 wrapped 'model, extra = some_lib.wrap(model, lr=0.1)' > unpacked.py
 show "a result pfc cannot take the model from: refused, naming the call" unpacked.py
 
+cat > fabric.py <<PY
+import torch
+import torch.nn as nn
+import lightning as L
+fabric = L.Fabric(accelerator="cuda", precision="bf16-mixed")
+fabric.launch()
+model = $mlp
+opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+model, opt = fabric.setup(model, opt)
+x = torch.randn(8192, 784, device=fabric.device)
+loss = model(x).float().pow(2).mean()
+fabric.backward(loss)
+opt.step()
+PY
+show "Lightning's Fabric: setup() gives the model back, precision=\"bf16-mixed\" is autocast" fabric.py assumptions
+python3 -c "import json; print('precision', json.load(open('out.json'))['inputs']['precision'])"
+
 echo "=== 6. model classes derived from library classes"
 step 'from some_lib import FancyModel
 class M(FancyModel):
