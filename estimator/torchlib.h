@@ -49,6 +49,10 @@ AVal *torch_call(Interp *in, const char *f, Args *a);
 #define NN_MAX_LAYERS 4096   /* a recurrent or Transformer stack's layers */
 AVal *nn_module(Interp *in, const char *name, Args *a);
 uint32_t param4(Interp *in, int64_t a, int64_t b, int64_t c, int64_t d);
+/* A square window's side (kernel_size, stride, padding, output_size): an
+ * int or a tuple of equal ints; unreadable or unequal ones are refused. */
+int64_t side_arg(Interp *in, const Args *a, int pos, const char *kw, int64_t dflt, const char *module,
+                 bool zero_ok);
 /* Room in o->wall for a layer's n weights (zeroed). */
 uint32_t *weight_slots(Interp *in, Obj *o, uint32_t n);
 AVal *module_method(Interp *in, AVal *self, const char *name, Args *a);

@@ -37,8 +37,8 @@ static AVal *new_module(Interp *in, NnKind kind, Obj **o)
  * a tuple of equal ints, read as size_arg does (zero_ok: as count_arg);
  * None, or nothing given, is dflt. pfc models square windows only, so a
  * tuple of unequal sides is refused rather than counted as its first. */
-static int64_t side_arg(Interp *in, const Args *a, int pos, const char *kw, int64_t dflt, const char *module,
-                        bool zero_ok)
+int64_t side_arg(Interp *in, const Args *a, int pos, const char *kw, int64_t dflt, const char *module,
+                 bool zero_ok)
 {
     AVal *v = arg(a, pos, kw);
     if (!v || v->k == AV_NONE)

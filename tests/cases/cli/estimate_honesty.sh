@@ -77,6 +77,23 @@ opt.step()
 PY
 show "4,522 parameters; the bias taken as True, noted" tuples.py assumptions
 
+# pooled SIZE: a conv whose output F.adaptive_avg_pool2d brings to SIZE
+pooled() {
+    step 'import torch.nn.functional as F
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c = nn.Conv2d(3, 64, 3, padding=1)
+    def forward(self, x):
+        return F.adaptive_avg_pool2d(self.c(x), '"$1"')' 'Net()' 'torch.randn(64, 3, 64, 64, device="cuda")'
+}
+pooled '(7, 7)' > pool_tuple.py
+pooled 7 > pool_int.py
+pooled 1 > pool_one.py
+for f in pool_tuple pool_int pool_one; do "$PFC" estimate $f.py --json > $f.json; done
+python3 -c "import json; p = {f: json.load(open(f + '.json'))['allocated_peak_bytes'] for f in ('pool_tuple', 'pool_int', 'pool_one')}
+print('F.adaptive_avg_pool2d(x, (7, 7)) is 7 x 7, not 1 x 1:', p['pool_tuple'] == p['pool_int'] != p['pool_one'])"
+
 echo "=== 3. torch.nn layers pfc does not model"
 step '' 'nn.Sequential(nn.Conv3d(3, 8, 3))' 'torch.randn(2, 3, 8, 8, 8, device="cuda")' > conv3d.py
 show "nn.Conv3d has parameters pfc cannot count: refused" conv3d.py
