@@ -343,6 +343,16 @@ static bool params_used(const Trace *tr)
     return false;
 }
 
+/* backward()'s receiver is not a tensor: part of the forward was lost on
+ * the way to the loss (a shape pfc cannot read, a value it cannot follow),
+ * and an estimate would lack what comes after. */
+static bool loss_lost(Syntax *s, const Ir *ir, const Target *t, const AVal *loss)
+{
+    const IrFunction *f = &ir->funcs.v[t->fi];
+    return t->training && is_method_call(ir, s, f, &f->values.v[t->call], "backward") &&
+           loss->k != AV_TENSOR;
+}
+
 /* The refusal for a model whose forward the step does not reach: where it
  * was handed to a call pfc does not model, or where tensors were lost. */
 static const char *forward_not_followed(Syntax *s, const Interp *in)
@@ -421,13 +431,16 @@ bool estimate_run(Syntax *s, const Ir *ir, const EstimateConfig *cfg, Estimate *
     if (!ok) {
         *why = "no backward() call, Trainer or model call found: nothing to estimate";
     } else {
-        interp_eval(in, t.fi, t.v);
+        AVal *result = interp_eval(in, t.fi, t.v);
         if (!t.training)
             loop_carried_values(s, ir, in, &t);
         else
             other_optimized_models(s, ir, in);
         ParamTotals pt;
         tr_param_totals(&tr, &pt);
+        if (lc.model_name && loss_lost(s, ir, &t, result))   /* the library traced the model itself */
+            interp_note(in, 0, "the loss is computed from a value pfc does not follow: what the script computes "
+                               "after the model's output is not counted");
         if (tr.error)
             refusal(s, &tr, out, why);
         else if (tr_total_bytes(&tr) > CK_BYTES_MAX)
@@ -442,7 +455,7 @@ bool estimate_run(Syntax *s, const Ir *ir, const EstimateConfig *cfg, Estimate *
                        ? arena_printf(s->arena, "no model found: %s", interp_factory_unread(in))
                        : "no model found: neither a known from_pretrained/torchvision name "
                                       "nor an nn.Module defined in the file reached the step";
-        else if (!tr.ops.n || !params_used(&tr))
+        else if (!tr.ops.n || !params_used(&tr) || (loss_lost(s, ir, &t, result) && !lc.model_name))
             *why = forward_not_followed(s, in);
         else if (!project_places_on_gpu(s, ir, in))
             *why = arena_printf(s->arena, "the script never moves its model or tensors to a CUDA GPU (no .cuda(), "

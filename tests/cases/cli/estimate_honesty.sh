@@ -48,6 +48,17 @@ show "a (1, 7) kernel is not read as 1 x 1" kernel.py
 step '' 'nn.Conv2d(3, 16, 3, dilation=2)' "$image" > dilation.py
 show "dilation changes the output: refused, not ignored" dilation.py
 
+step 'cfg = load_config()
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(256, 1024)
+        self.b = nn.Linear(1024, 10)
+    def forward(self, x):
+        h = self.a(x)
+        return self.b(h.view(h.size(0), cfg.d))' 'Net()' "$feats" > view.py
+show "a view pfc cannot read mid-forward loses the rest: refused, not estimated without it" view.py
+
 echo "=== 2. sizes given as equal tuples are read; an unreadable bias is noted as its default"
 # Conv2d(3, 16, (3, 3)): 3*16*9 + 16 = 448; LayerNorm([16]): 16 + 16 = 32;
 # RNN(16, 32, num_layers=2): 32*(16 + 32) + 2*32 = 1600, then
