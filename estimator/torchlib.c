@@ -385,6 +385,8 @@ AVal *lib_call(Interp *in, const char *q, Args *a)
     for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++)
         if ((r = groups[i](in, q, a)))
             return r;
+    if (eq(q, "torch.nn.Embedding.from_pretrained"))
+        return nn_embedding_from_pretrained(in, a);
     if (eq(q, "torch.nn.Transformer.generate_square_subsequent_mask"))
         return square_subsequent_mask(in, a);
     if (in_ns(q, "torch.nn"))

@@ -48,6 +48,7 @@ AVal *torch_call(Interp *in, const char *f, Args *a);
 /* torchlib_nn.c */
 #define NN_MAX_LAYERS 4096   /* a recurrent or Transformer stack's layers */
 AVal *nn_module(Interp *in, const char *name, Args *a);
+AVal *nn_embedding_from_pretrained(Interp *in, Args *a);
 uint32_t param4(Interp *in, int64_t a, int64_t b, int64_t c, int64_t d);
 /* A square window's side (kernel_size, stride, padding, output_size): an
  * int or a tuple of equal ints; unreadable or unequal ones are refused. */

@@ -102,6 +102,28 @@ static AVal *nn_embedding(Interp *in, const char *name, Args *a)
     return m;
 }
 
+/* nn.Embedding.from_pretrained(embeddings, freeze=True): a table of the
+ * tensor's (num, dim) shape, frozen unless freeze=False. */
+AVal *nn_embedding_from_pretrained(Interp *in, Args *a)
+{
+    Obj *o;
+    AVal *m = new_module(in, NN_EMBEDDING, &o);
+    AVal *t = arg(a, 0, "embeddings");
+    if (!t || t->k != AV_TENSOR || t->nd != 2) {
+        const char *src = interp_arg_source(in, 0, "embeddings");
+        refuse(in, arena_printf(in->a, "nn.Embedding.from_pretrained's embeddings are not a 2-D tensor whose shape "
+                                       "pfc can read%s%s%s", src ? " (" : "", src ? src : "", src ? ")" : ""));
+        return m;
+    }
+    o->a = t->dim[0];
+    o->b = t->dim[1];
+    bool was = in->tr->frozen;
+    in->tr->frozen = was || flag_arg(in, a, 1, "freeze", true, "nn.Embedding.from_pretrained");
+    o->w = param4(in, o->a, o->b, 1, 1);
+    in->tr->frozen = was;
+    return m;
+}
+
 /* The elements one norm covers: the product of normalized_shape (GroupNorm:
  * num_channels, its second argument), each a positive size; a shape pfc
  * cannot read is refused, as a module size is. */

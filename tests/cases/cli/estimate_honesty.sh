@@ -105,6 +105,16 @@ for f in pool_tuple pool_int pool_one; do "$PFC" estimate $f.py --json > $f.json
 python3 -c "import json; p = {f: json.load(open(f + '.json'))['allocated_peak_bytes'] for f in ('pool_tuple', 'pool_int', 'pool_one')}
 print('F.adaptive_avg_pool2d(x, (7, 7)) is 7 x 7, not 1 x 1:', p['pool_tuple'] == p['pool_int'] != p['pool_one'])"
 
+# nn.Embedding.from_pretrained of a (50000, 300) table: 15,000,000
+# parameters, frozen by default; Linear(300, 2): 602
+for freeze in '' ', freeze=False'; do
+    step "w = torch.randn(50000, 300)" "nn.Sequential(nn.Embedding.from_pretrained(w$freeze), nn.Linear(300, 2))" \
+         'torch.randint(0, 50000, (32, 64), device="cuda")' > from_pretrained.py
+    "$PFC" estimate from_pretrained.py --json > out.json
+    python3 -c "import json; j = json.load(open('out.json'))
+print('nn.Embedding.from_pretrained(w$freeze): params', j['params_total'], 'trainable', j['params_trainable'])"
+done
+
 echo "=== 3. torch.nn layers pfc does not model"
 step '' 'nn.Sequential(nn.Conv3d(3, 8, 3))' 'torch.randn(2, 3, 8, 8, 8, device="cuda")' > conv3d.py
 show "nn.Conv3d has parameters pfc cannot count: refused" conv3d.py
