@@ -260,7 +260,8 @@ const char *interp_factory_unread(const Interp *in) { return in->factory_unread;
 void interp_model_passed(Interp *in, const char *what)
 {
     if (!in->model_passed)
-        in->model_passed = at_node(in, in->cur_node, arena_printf(in->a, "%s received the model and is not modelled", what));
+        in->model_passed = at_node(in, in->cur_node,
+                                   arena_printf(in->a, "%s received the model and is not modelled", what));
 }
 
 const char *interp_model_passed_at(const Interp *in) { return in->model_passed; }

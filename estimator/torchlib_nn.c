@@ -163,7 +163,8 @@ static AVal *nn_norm(Interp *in, const char *name, Args *a)
     o->a = norm_size(in, a, name);
     bool affine = flag_arg(in, a, -1, "elementwise_affine", true, what) && flag_arg(in, a, -1, "affine", true, what);
     o->w = affine ? param4(in, o->a, 1, 1, 1) : 0;
-    o->bias = affine && !eq(name, "RMSNorm") && flag_arg(in, a, -1, "bias", true, what) ? param4(in, o->a, 1, 1, 1) : 0;
+    bool bias = affine && !eq(name, "RMSNorm") && flag_arg(in, a, -1, "bias", true, what);
+    o->bias = bias ? param4(in, o->a, 1, 1, 1) : 0;
     return m;
 }
 
