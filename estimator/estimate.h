@@ -136,6 +136,10 @@ const char *shard_name(Shard s);
 void estimate_world(EstimateConfig *cfg, Arena *a, int64_t option, const char *env_world,
                     const char *env_local, uint32_t count);
 /* Interprets and simulates; false with *why when the model could not be read. */
+/* Whether the script (its syntax and IR) places its model or tensors on a
+ * GPU anywhere: .cuda(), .to(device), device="cuda", a placing framework
+ * (placement.c). */
+bool estimate_places_on_gpu(Syntax *s, const Ir *ir);
 bool estimate_run(Syntax *s, const Ir *ir, const EstimateConfig *cfg, Estimate *out,
                   const char **why);
 

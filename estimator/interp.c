@@ -257,6 +257,26 @@ void interp_lost_here(Interp *in, const char *what)
 
 const char *interp_factory_unread(const Interp *in) { return in->factory_unread; }
 
+void interp_model_passed(Interp *in, const char *what)
+{
+    if (!in->model_passed)
+        in->model_passed = at_node(in, in->cur_node,
+                                   arena_printf(in->a, "%s received the model and is not modelled", what));
+}
+
+const char *interp_model_passed_at(const Interp *in) { return in->model_passed; }
+
+/* A call in the script: a callee pfc cannot see (a method of an unknown
+ * object, a name from a library it does not read) still passes on what
+ * it is given, as unmodelled_call says. */
+static AVal *call_site_value(Interp *in, AVal *callee, Args *a)
+{
+    if (callee->k != AV_UNKNOWN)
+        return call_value(in, callee, a);
+    const char *src = interp_call_source(in);
+    return unmodelled_call(in, src ? arena_printf(in->a, "`%s`", src) : "a call pfc cannot follow", a);
+}
+
 const char *const *interp_notes(const Interp *in, uint32_t *n)
 {
     *n = in->notes.n;
@@ -278,6 +298,43 @@ void interp_note(Interp *in, uint32_t node, const char *what)
         VEC_PUSH(in->a, in->notes, text);
 }
 uint64_t interp_steps(const Interp *in) { return in->steps; }
+
+/* The source of one argument node, on one line and at most 60 bytes. */
+static const char *node_source(Interp *in, const Node *n)
+{
+    uint32_t start = node_start(in->S, n), end = node_end(in->S, n);
+    uint32_t len = end - start > 60 ? 57 : end - start;
+    char *s = arena_printf(in->a, "%.*s%s", (int)len, in->S->src + start, len < end - start ? "..." : "");
+    for (char *p = s; *p; p++)
+        if (*p == '\n' || *p == '\r' || *p == '\t')
+            *p = ' ';
+    return s;
+}
+
+const char *interp_call_source(Interp *in)
+{
+    return in->cur_node ? node_source(in, syn_node(in->S, in->cur_node)) : NULL;
+}
+
+const char *interp_arg_source(Interp *in, int pos, const char *kw)
+{
+    const Node *call = in->cur_node ? syn_node(in->S, in->cur_node) : NULL;
+    const Node *args = call && call->kind == N_CALL ? node_kid(in->S, call, 1) : NULL;
+    int seen = 0;
+    if (args) FOR_EACH_KID(args, id) {
+        const Node *n = syn_node(in->S, id);
+        uint32_t nk = node_nkids(in->S, n);
+        const Token *name = n->kind == N_KEYWORD ? &in->S->toks.v[n->first_tok] : NULL;   /* NAME '=' */
+        if (name && kw && nk && strcmp(in_name(in, name->name), kw) == 0)
+            return node_source(in, node_kid(in->S, n, nk - 1));
+        if (n->kind == N_STARRED)
+            pos = -1;   /* positions after a splat are not the script's */
+        if (n->kind != N_KEYWORD && n->kind != N_STARRED && n->kind != N_DOUBLE_STARRED && pos >= 0 &&
+            seen++ == pos)
+            return node_source(in, n);
+    }
+    return NULL;
+}
 
 const char *in_name(Interp *in, uint32_t id)
 {
@@ -753,9 +810,131 @@ static AVal *super_of(Interp *in, Frame *fr, Args *a)
     return s;
 }
 
-/* super().name: a method of the classes after C; nn.Module's own methods
- * (its __init__ sets up nothing pfc counts) when no class of the project
- * defines it. */
+/* ---- library bases ---------------------------------------------------------------------
+ * A module class of the project may derive from a library class: nn.Linear,
+ * nn.Sequential, a Hugging Face model, some library's model. Its __init__
+ * (through super().__init__(...), or when the class defines none) builds that
+ * class as the object's "__base__", whose parameters, attributes and forward
+ * then stand for the base's; a library class pfc does not model is refused,
+ * as its parameters cannot be counted. */
+
+/* The callee super().__init__ gives for a library base (not a Python name). */
+#define LIBRARY_INIT "<a library base's __init__>"
+
+/* Library bases that register no parameters and define no forward. */
+static bool adds_nothing(const char *q)
+{
+    static const char *const exact[] = {
+        "torch.nn.Module", "torch.nn.modules.module.Module", "object", "builtins.object", "Module",
+    };
+    static const char *const leaves[] = {
+        "ABC", "Generic", "Protocol", "LightningModule", "HyperparametersMixin", "PyTorchModelHubMixin",
+        "ModelHubMixin", "NamedTuple", "Enum", "ModuleUtilsMixin",
+    };
+    const char *dot = strrchr(q, '.'), *leaf = dot ? dot + 1 : q;
+    for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
+        if (strcmp(q, exact[i]) == 0)
+            return true;
+    for (size_t i = 0; i < sizeof leaves / sizeof leaves[0]; i++)
+        if (strcmp(leaf, leaves[i]) == 0)
+            return true;
+    return false;
+}
+
+/* The first base of c and its project bases that is a library class adding
+ * something, as the class's module names it; NULL if none. */
+static const char *library_base_of(Interp *in, ClassRef c)
+{
+    ClassRef mro[MRO_MAX];
+    uint32_t n = linearize(in, c, mro, 0, MRO_MAX);
+    for (uint32_t i = 0; i < n; i++) {
+        const IrClass *k = &mro[i].mod->ir->classes.v[mro[i].cls];
+        for (uint32_t b = 0; b < k->bases.n; b++) {
+            if (base_class(in, mro[i], b).cls >= 0)
+                continue;
+            InterpModule *back = enter_module(in, mro[i].mod);
+            const char *q = in_name(in, k->bases.v[b]);
+            enter_module(in, back);
+            if (!adds_nothing(q))
+                return q;
+        }
+    }
+    return NULL;
+}
+
+static const char *library_base(Interp *in, const Obj *o)
+{
+    return o->is_module && o->cls >= 0 ? library_base_of(in, (ClassRef){o->mod, o->cls}) : NULL;
+}
+
+static const char *class_name(Interp *in, const Obj *o)
+{
+    InterpModule *back = enter_module(in, o->mod);
+    const char *name = in_name(in, in->ir->classes.v[o->cls].name);
+    enter_module(in, back);
+    return name;
+}
+
+static void refuse_here(Interp *in, const char *why)
+{
+    tr_refuse(in->tr, why);
+    interp_fail(in, in->tr->error);
+}
+
+/* The library base's __init__ with the script's arguments: a torch.nn class
+ * is built as the object's base; nothing else is modelled. */
+static AVal *library_init(Interp *in, AVal *self, Args *a)
+{
+    const char *q = library_base(in, self->obj);
+    if (!q || obj_get(self->obj, LIBRARY_BASE))   /* none, or from_pretrained loaded it */
+        return av_none(in);
+    if (strncmp(q, "torch.nn.", 9) == 0) {
+        AVal *base = lib_call(in, q, a);
+        if (base->k == AV_OBJECT && base->obj->is_module)
+            obj_set(in, self->obj, LIBRARY_BASE, base);
+        return av_none(in);
+    }
+    bool hf = strncmp(q, "transformers.", 13) == 0;
+    refuse_here(in, arena_printf(in->a, "%s's base %s is not a class pfc models: the parameters its __init__ "
+                                        "registers cannot be counted%s", class_name(in, self->obj), q,
+                                 hf ? " (pfc reads Hugging Face models loaded with from_pretrained(NAME))" : ""));
+    return av_none(in);
+}
+
+/* C.from_pretrained(NAME) of a class whose base is a library model: the
+ * library loads the base (a Hugging Face model of the snapshot), then the
+ * class's own __init__ runs, as transformers runs cls(config); the config
+ * is not a value pfc reads, so sizes taken from it are refused. */
+static AVal *library_pretrained(Interp *in, AVal *cls, Args *a)
+{
+    const char *q = library_base_of(in, (ClassRef){cls->mod, cls->fn});
+    AVal *base = q ? lib_call(in, arena_printf(in->a, "%s.from_pretrained", q), a) : av_unknown(in);
+    if (base->k != AV_OBJECT || !base->obj->is_module)
+        return base;   /* the library hook says why */
+    InterpModule *back = enter_module(in, cls->mod);
+    AVal *self = av_obj(in, NN_NONE);
+    self->obj->cls = cls->fn;
+    self->obj->mod = in->mod;
+    self->obj->is_module = true;
+    obj_set(in, self->obj, LIBRARY_BASE, base);
+    Args config = {{av_unknown(in)}, {NULL}, 1};
+    bool found;
+    run_method(in, self, "__init__", &config, &found);
+    enter_module(in, back);
+    return self;
+}
+
+AVal *interp_class_attr(Interp *in, AVal *cls, const char *name)
+{
+    if (strcmp(name, "from_pretrained") == 0 && library_base_of(in, (ClassRef){cls->mod, cls->fn}))
+        return av_bound(in, cls, name);
+    return av_unknown(in);
+}
+
+/* super().name: a method of the classes after C; else the library base's
+ * (its __init__ builds it; nn.Module's sets up nothing pfc counts). A
+ * forward no class defines is refused: nn.Module has none, and looking it
+ * up on self would run self's own forward again. */
 static AVal *super_attr(Interp *in, AVal *sup, const char *name)
 {
     ClassRef mro[MRO_MAX];
@@ -767,8 +946,20 @@ static AVal *super_attr(Interp *in, AVal *sup, const char *name)
     int m = find_method(in, mro, from, n, name, &mod);
     if (m >= 0)
         return bound_method(in, mod, m, sup->self);
-    return strcmp(name, "__init__") == 0 ? av_qual(in, "builtins.object.__init__")
-                                         : attr_of_value(in, sup->self, name);
+    AVal *base = obj_get(sup->self->obj, LIBRARY_BASE);
+    const char *q = library_base(in, sup->self->obj);
+    if (strcmp(name, "__init__") == 0)
+        return q ? av_bound(in, sup->self, LIBRARY_INIT) : av_qual(in, "builtins.object.__init__");
+    if (base)
+        return attr_of_value(in, base, name);
+    if (strcmp(name, "forward") == 0 || strcmp(name, "__call__") == 0) {
+        const char *c = class_name(in, sup->self->obj);
+        refuse_here(in, q ? arena_printf(in->a, "%s's super().%s() runs its base %s, which pfc does not model", c,
+                                         name, q)
+                          : arena_printf(in->a, "%s's super().%s() reaches nn.Module, which defines none", c, name));
+        return av_unknown(in);
+    }
+    return attr_of_value(in, sup->self, name);
 }
 
 static bool class_has_decorator(Interp *in, int cls, const char *name)
@@ -878,6 +1069,8 @@ static AVal *instantiate(Interp *in, int cls, Args *a)
     }
     bool found;
     run_method(in, self, "__init__", a, &found);
+    if (!found)   /* the library base's own __init__ takes the arguments */
+        library_init(in, self, a);
     return self;
 }
 
@@ -958,6 +1151,10 @@ AVal *call_value(Interp *in, AVal *callee, Args *a)
     case AV_QUAL:
         return lib_call(in, callee->s, a);
     case AV_BOUND:
+        if (callee->self && callee->self->k == AV_CLASS)   /* C.from_pretrained(...) */
+            return library_pretrained(in, callee->self, a);
+        if (callee->self && callee->self->k == AV_OBJECT && strcmp(callee->s, LIBRARY_INIT) == 0)
+            return library_init(in, callee->self, a);
         return method_call(in, callee->self, callee->s, a);
     case AV_OBJECT: {
         Obj *o = callee->obj;
@@ -967,6 +1164,8 @@ AVal *call_value(Interp *in, AVal *callee, Args *a)
         AVal *r = run_method(in, callee, "forward", a, &found);
         if (!found)
             r = run_method(in, callee, "__call__", a, &found);
+        if (!found && obj_get(o, LIBRARY_BASE))   /* the library base's forward */
+            r = call_value(in, obj_get(o, LIBRARY_BASE), a);
         return r;
     }
     default:
@@ -1656,7 +1855,7 @@ static AVal *call_dispatch(Interp *in, Frame *fr, const IrValue *x, AVal *callee
 {
     Args a = *pa;
     if (!fr->demand)
-        return call_value(in, callee, &a);
+        return call_site_value(in, callee, &a);
     bool model_call = callee->k == AV_OBJECT && callee->obj->is_module && !in->model_called;
     if (model_call) {
         in->model_call_named = assigned_whole(in, x->node);
@@ -1682,7 +1881,7 @@ static AVal *call_dispatch(Interp *in, Frame *fr, const IrValue *x, AVal *callee
     tr->autocast_on = on;
     if (on)
         tr->autocast = dt;
-    AVal *r = call_value(in, callee, &a);
+    AVal *r = call_site_value(in, callee, &a);
     if (model_call && in->model_call_named)
         keep_outputs(in, r);
     tr->no_grad = ng;

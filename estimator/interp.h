@@ -63,7 +63,9 @@ typedef enum NnKind {
 enum { OPAQUE_NO_GRAD = 1, OPAQUE_AUTOCAST = 2, OPAQUE_ENABLE_GRAD = 3, OPAQUE_TRAINER = 10,
        OPAQUE_ARGS = 11, OPAQUE_ARGPARSER = 12, OPAQUE_ACCELERATOR = 13, OPAQUE_TRANSFORM = 14,
        OPAQUE_HFPARSER = 15, OPAQUE_FILE = 16, OPAQUE_SUBPARSERS = 17, OPAQUE_PL_TRAINER = 18,
-       OPAQUE_PL_CLI = 19, OPAQUE_SCHEDULER = 20, OPAQUE_COMPONENT = 21 };
+       OPAQUE_PL_CLI = 19, OPAQUE_SCHEDULER = 20, OPAQUE_COMPONENT = 21,
+       OPAQUE_LAYER = 22, /* a torch.nn layer without parameters that pfc does not model; arch: its name */
+       OPAQUE_FABRIC = 23 /* Lightning's Fabric; b: the autocast dtype of its precision (DT_F32: none) */ };
 
 struct Obj {
     int cls;               /* class index in mod's IR, or -1 */

@@ -75,6 +75,7 @@ struct Interp {
     ARENA_VEC(const char *) notes;          /* what it had to assume, for the report */
     uint32_t cur_node;                      /* the call being evaluated (for messages) */
     const char *lost;                       /* where the tensors were first lost, or NULL */
+    const char *model_passed;               /* the first unmodelled call given the model, or NULL */
     const char *factory_unread;             /* a model picked by a name pfc cannot read, or NULL */
     bool in_trainer;                        /* the Trainer's step is running */
     int64_t trainer_batch;                  /* its per-device batch */
@@ -158,10 +159,23 @@ AVal *args_get(const Args *a, int pos, const char *kw);
 AVal *call_value(Interp *in, AVal *callee, Args *a);
 AVal *iter_items(Interp *in, AVal *seq);   /* a SEQ of the items, or NULL */
 AVal *run_method(Interp *in, AVal *self, const char *name, Args *a, bool *found);
+/* The attribute of an object of the project's class that holds the library
+ * module its class derives from (nn.Linear, a Hugging Face model), built by
+ * its __init__: the object's weights, sizes and forward where its class
+ * defines none. */
+#define LIBRARY_BASE "__base__"
+/* C.name for a class of the project: from_pretrained when a library base
+ * loads it, else unknown. */
+AVal *interp_class_attr(Interp *in, AVal *cls, const char *name);
 void interp_fail(Interp *in, const char *why);
 /* Records an assumption ("line N: ..."), once per text. */
 void interp_note(Interp *in, uint32_t node, const char *what);
 void interp_lost_here(Interp *in, const char *what);
+/* The script's text of argument pos (or keyword kw) of the call being
+ * evaluated, for messages ("len(vocab)"); NULL when the call does not show
+ * it (arguments after a splat, or ones pfc made). */
+const char *interp_arg_source(Interp *in, int pos, const char *kw);
+const char *interp_call_source(Interp *in);   /* the call's own text, likewise */
 /* Calls `recv.name(...)` anywhere in the file whose receiver evaluates to
  * obj (on demand): fn gets the call's evaluated arguments. */
 void for_each_call_on(Interp *in, const char *name, const Obj *obj,
@@ -171,6 +185,16 @@ void for_each_call_on(Interp *in, const char *name, const Obj *obj,
 /* A dtype named by a value: torch.bfloat16, "bfloat16", AV_DTYPE. */
 bool dtype_of(const AVal *v, DType *out);
 AVal *lib_call(Interp *in, const char *qual, Args *a);
+/* A call pfc does not model (`what` names it): a tensor it receives is
+ * taken through as an elementwise op; a model it receives is taken as
+ * returned unchanged (with the optimizers and loaders passed beside it, in
+ * order, as wrappers give them back), noted; else unknown. The alternative,
+ * an unknown, would lose the model's forward without a word. */
+AVal *unmodelled_call(Interp *in, const char *what, Args *a);
+/* An unmodelled call received the model (`what`): kept for the refusal
+ * when the step's forward is not followed after all. */
+void interp_model_passed(Interp *in, const char *what);
+const char *interp_model_passed_at(const Interp *in);
 AVal *method_call(Interp *in, AVal *recv, const char *name, Args *a);
 AVal *attr_of_value(Interp *in, AVal *base, const char *name);
 /* getattr(module, "name") of a library or project module; NULL if not a module */

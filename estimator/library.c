@@ -403,6 +403,8 @@ static AVal *call_hf_with(LibraryCtx *lc, Interp *in, Obj *m, AVal **args, const
     AVal *out = av_obj(in, NN_OUTPUT);
     out->obj->is_module = false;
     obj_set(in, out->obj, "logits", logits ? av_tensor_of(in, logits) : av_unknown(in));
+    if (o.head == HF_HEAD_BASE)   /* a *Model's output: its last hidden state */
+        obj_set(in, out->obj, "last_hidden_state", logits ? av_tensor_of(in, logits) : av_unknown(in));
     obj_set(in, out->obj, "loss", loss ? av_tensor_of(in, loss) : av_none(in));
     return out;
 }

@@ -331,6 +331,40 @@ static void project(Estimate *e)
     e->projected_high = a + a / 5 + CUDA_CONTEXT_BYTES;
 }
 
+/* backward()'s receiver is not a tensor: part of the forward was lost on
+ * the way to the loss (a shape pfc cannot read, a value it cannot follow),
+ * and an estimate would lack what comes after. */
+static bool loss_lost(Syntax *s, const Ir *ir, const Target *t, const AVal *loss)
+{
+    const IrFunction *f = &ir->funcs.v[t->fi];
+    return t->training && is_method_call(ir, s, f, &f->values.v[t->call], "backward") &&
+           loss->k != AV_TENSOR;
+}
+
+/* The refusal for a model whose forward the step does not reach: where it
+ * was handed to a call pfc does not model, or where tensors were lost. */
+static const char *forward_not_followed(Syntax *s, const Interp *in)
+{
+    const char *why = interp_model_passed_at(in) ? interp_model_passed_at(in) : interp_lost(in);
+    return why ? arena_printf(s->arena, "the model was found but its forward could not be followed to the loss (%s)",
+                              why)
+               : "the model was found but its forward could not be followed to the loss";
+}
+
+/* The script, or a module of the project it imported, places something on
+ * the GPU. */
+static bool project_places_on_gpu(Syntax *s, const Ir *ir, const Interp *in)
+{
+    if (estimate_places_on_gpu(s, ir))
+        return true;
+    for (uint32_t i = 0; i < in->loaded.n; i++) {
+        const InterpModule *m = in->loaded.v[i].mod;
+        if (m && estimate_places_on_gpu(m->S, m->ir))
+            return true;
+    }
+    return false;
+}
+
 /* A shape, size or count the script gives that pfc does not take as meant:
  * the reason, and the line of the call that made it. */
 static void refusal(Syntax *s, const Trace *tr, Estimate *out, const char **why)
@@ -387,13 +421,16 @@ bool estimate_run(Syntax *s, const Ir *ir, const EstimateConfig *cfg, Estimate *
     if (!ok) {
         *why = "no backward() call, Trainer or model call found: nothing to estimate";
     } else {
-        interp_eval(in, t.fi, t.v);
+        AVal *result = interp_eval(in, t.fi, t.v);
         if (!t.training)
             loop_carried_values(s, ir, in, &t);
         else
             other_optimized_models(s, ir, in);
         ParamTotals pt;
         tr_param_totals(&tr, &pt);
+        if (lc.model_name && loss_lost(s, ir, &t, result))   /* the library traced the model itself */
+            interp_note(in, 0, "the loss is computed from a value pfc does not follow: what the script computes "
+                               "after the model's output is not counted");
         if (tr.error)
             refusal(s, &tr, out, why);
         else if (tr_total_bytes(&tr) > CK_BYTES_MAX)
@@ -408,11 +445,13 @@ bool estimate_run(Syntax *s, const Ir *ir, const EstimateConfig *cfg, Estimate *
                        ? arena_printf(s->arena, "no model found: %s", interp_factory_unread(in))
                        : "no model found: neither a known from_pretrained/torchvision name "
                                       "nor an nn.Module defined in the file reached the step";
-        else if (!tr.ops.n || (t.training && !tr_params_used(&tr)))
-            *why = interp_lost(in)
-                       ? arena_printf(s->arena, "the model was found but its forward could not be followed "
-                                                "to the loss (%s)", interp_lost(in))
-                       : "the model was found but its forward could not be followed to the loss";
+        else if (!tr.ops.n || !tr_params_used(&tr) || (loss_lost(s, ir, &t, result) && !lc.model_name))
+            *why = forward_not_followed(s, in);
+        else if (!project_places_on_gpu(s, ir, in))
+            *why = arena_printf(s->arena, "the script never moves its model or tensors to a CUDA GPU (no .cuda(), "
+                                          "no .to(device) or device= that may be one, no framework that places "
+                                          "them): as written it %s on the CPU, so its GPU peak is about 0",
+                                t.training ? "trains" : "runs");
         ok = !*why;
     }
     if (ok) {

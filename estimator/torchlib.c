@@ -44,11 +44,24 @@ void refuse(Interp *in, const char *why)
     interp_fail(in, in->tr->error);
 }
 
+/* The refusal for an argument the script gives that pfc cannot read as a
+ * number: a weight sized without it would be a confident wrong count. */
+void refuse_unread(Interp *in, const AVal *v, int pos, const char *kw, const char *module)
+{
+    const char *what = arena_printf(in->a, "%s's %s", module, kw);
+    if (v && v->k == AV_UNKNOWN && v->origin) {   /* a required argument the command line lacks */
+        refuse(in, missing_config(in, what, v));
+        return;
+    }
+    const char *src = interp_arg_source(in, pos, kw);
+    refuse(in, src ? arena_printf(in->a, "%s is not a number pfc can read (%s)", what, src)
+                   : arena_printf(in->a, "%s is not a number pfc can read", what));
+}
+
 /* A module's size (features, channels, embeddings, heads): a positive
- * integer up to CK_DIM_MAX. A value pfc cannot see gives dflt (0: the module
- * has no weight of that size, as when the sizes are unknown); a missing
- * required one, a non-integer, zero, a negative number or an absurd one
- * is a refusal with the module and argument named. */
+ * integer up to CK_DIM_MAX; dflt when the script does not give it (0: it
+ * must). A value pfc cannot read, a non-integer, zero, a negative number
+ * or an absurd one is a refusal with the module and argument named. */
 int64_t size_arg(Interp *in, const Args *a, int pos, const char *kw, int64_t dflt, const char *module)
 {
     AVal *v = arg(a, pos, kw);
@@ -57,12 +70,12 @@ int64_t size_arg(Interp *in, const Args *a, int pos, const char *kw, int64_t dfl
         refuse(in, arena_printf(in->a, "%s lacks its %s", module, kw));
         return 0;
     }
-    if (v && v->k == AV_UNKNOWN && v->origin) {   /* a required argument the command line lacks */
-        refuse(in, missing_config(in, arena_printf(in->a, "%s's %s", module, kw), v));
+    if (!v)
+        return dflt;
+    if (v->k != AV_INT && v->k != AV_FLOAT && v->k != AV_BOOL) {
+        refuse_unread(in, v, pos, kw, module);
         return 0;
     }
-    if (!v || (v->k != AV_INT && v->k != AV_FLOAT && v->k != AV_BOOL))
-        return dflt;
     if (!av_int_of(v, &n)) {
         if (v->k == AV_FLOAT && fabs(v->f) < 1e15)
             refuse(in, arena_printf(in->a, "%s's %s is %g, not an integer", module, kw, v->f));
@@ -82,13 +95,18 @@ int64_t size_arg(Interp *in, const Args *a, int pos, const char *kw, int64_t dfl
 }
 
 /* A count the script gives where zero is meaningful (padding, layers past
- * the first): 0 .. CK_DIM_MAX, else refused like size_arg. */
+ * the first): 0 .. CK_DIM_MAX, dflt when not given, else refused like
+ * size_arg. */
 int64_t count_arg(Interp *in, const Args *a, int pos, const char *kw, int64_t dflt, const char *module)
 {
     AVal *v = arg(a, pos, kw);
     int64_t n;
-    if (!v || !av_int_of(v, &n))
+    if (!v)
         return dflt;
+    if (!av_int_of(v, &n)) {
+        refuse_unread(in, v, pos, kw, module);
+        return dflt;
+    }
     if (n < 0 || n > CK_DIM_MAX) {
         refuse(in, arena_printf(in->a, "%s's %s is %lld, not a count pfc can estimate", module, kw, (long long)n));
         return dflt;
@@ -367,6 +385,8 @@ AVal *lib_call(Interp *in, const char *q, Args *a)
     for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++)
         if ((r = groups[i](in, q, a)))
             return r;
+    if (eq(q, "torch.nn.Embedding.from_pretrained"))
+        return nn_embedding_from_pretrained(in, a);
     if (eq(q, "torch.nn.Transformer.generate_square_subsequent_mask"))
         return square_subsequent_mask(in, a);
     if (in_ns(q, "torch.nn"))
@@ -375,9 +395,46 @@ AVal *lib_call(Interp *in, const char *q, Args *a)
         return functional(in, leaf(q), a);
     if (in_ns(q, "torch"))
         return torch_call(in, leaf(q), a);
-    /* torch.special.*, torch.linalg.*, einops, a fused kernel: whatever the
-     * function, a tensor passed to it is not dropped */
-    return assumed_op(in, arg(a, 0, NULL), arena_printf(in->a, "`%s`", q));
+    /* torch.special.*, torch.linalg.*, einops, a fused kernel, a library's
+     * wrapper: whatever the function, what is passed to it is not dropped */
+    return unmodelled_call(in, arena_printf(in->a, "`%s`", q), a);
+}
+
+/* A model, an optimizer or a loader: what wrappers take and give back. */
+static bool runtime_object(const AVal *v)
+{
+    return v->k == AV_OBJECT && (v->obj->is_module || v->obj->nn == NN_OPTIMIZER || v->obj->nn == NN_LOADER);
+}
+
+AVal *unmodelled_call(Interp *in, const char *what, Args *a)
+{
+    AVal *x = arg(a, 0, NULL);
+    if (x && x->k == AV_TENSOR)
+        return assumed_op(in, x, what);
+    AVal *model = NULL;
+    uint32_t objects = 0;
+    for (uint32_t i = 0; i < a->n; i++) {
+        if (!model && a->v[i]->k == AV_OBJECT && a->v[i]->obj->is_module)
+            model = a->v[i];
+        objects += !a->kw[i] && runtime_object(a->v[i]);
+    }
+    if (!model)
+        return av_unknown(in);
+    interp_model_passed(in, what);
+    if (objects < 2) {
+        interp_note(in, in->cur_node, arena_printf(in->a, "%s is not modelled: the model is taken as returned "
+                                                          "unchanged", what));
+        return model;
+    }
+    /* wrap(model, optimizer, ...) gives them back, as accelerator.prepare does */
+    interp_note(in, in->cur_node, arena_printf(in->a, "%s is not modelled: the model and the objects passed "
+                                                      "with it are taken as returned unchanged, in order", what));
+    AVal *s = av_seq(in, 0);
+    s->items = arena_alloc(in->a, a->n * sizeof *s->items);
+    for (uint32_t i = 0; i < a->n; i++)
+        if (!a->kw[i])
+            s->items[s->n++] = a->v[i];
+    return s;
 }
 
 static AVal *object_method(Interp *in, AVal *recv, const char *name, Args *a)
@@ -391,6 +448,8 @@ static AVal *object_method(Interp *in, AVal *recv, const char *name, Args *a)
         return lightning_trainer_method(in, o, name, a);
     if (o->nn == NN_OPAQUE && o->a == OPAQUE_ACCELERATOR)
         return accelerator_method(in, o, name, a);
+    if (o->nn == NN_OPAQUE && o->a == OPAQUE_FABRIC)
+        return fabric_method(in, o, name, a);
     if (o->nn == NN_OPAQUE && (o->a == OPAQUE_ARGPARSER || o->a == OPAQUE_SUBPARSERS))
         return argparse_method(in, o, name, a);
     if (o->nn == NN_OPAQUE && o->a == OPAQUE_HFPARSER)
@@ -428,5 +487,7 @@ AVal *attr_of_value(Interp *in, AVal *base, const char *name)
         return module_attr(in, base, name);
     if (base->k == AV_SEQ || base->k == AV_DICT)
         return av_bound(in, base, name);
+    if (base->k == AV_CLASS)
+        return interp_class_attr(in, base, name);
     return av_unknown(in);
 }

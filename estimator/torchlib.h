@@ -20,6 +20,7 @@ const char *leaf(const char *q);
 bool int_arg(const Args *a, int pos, const char *kw, int64_t *out);
 int64_t int_or(const Args *a, int pos, const char *kw, int64_t dflt);
 void refuse(Interp *in, const char *why);
+void refuse_unread(Interp *in, const AVal *v, int pos, const char *kw, const char *module);
 int64_t size_arg(Interp *in, const Args *a, int pos, const char *kw, int64_t dflt, const char *module);
 int64_t count_arg(Interp *in, const Args *a, int pos, const char *kw, int64_t dflt, const char *module);
 double num_or(const Args *a, int pos, const char *kw, double dflt);
@@ -46,7 +47,12 @@ AVal *torch_call(Interp *in, const char *f, Args *a);
 /* torchlib_nn.c */
 #define NN_MAX_LAYERS 4096   /* a recurrent or Transformer stack's layers */
 AVal *nn_module(Interp *in, const char *name, Args *a);
+AVal *nn_embedding_from_pretrained(Interp *in, Args *a);
 uint32_t param4(Interp *in, int64_t a, int64_t b, int64_t c, int64_t d);
+/* A square window's side (kernel_size, stride, padding, output_size): an
+ * int or a tuple of equal ints; unreadable or unequal ones are refused. */
+int64_t side_arg(Interp *in, const Args *a, int pos, const char *kw, int64_t dflt, const char *module,
+                 bool zero_ok);
 /* Room in o->wall for a layer's n weights (zeroed). */
 uint32_t *weight_slots(Interp *in, Obj *o, uint32_t n);
 AVal *module_method(Interp *in, AVal *self, const char *name, Args *a);
@@ -137,5 +143,6 @@ AVal *hf_parser_method(Interp *in, Obj *parser, const char *name, Args *a);
 bool is_diffusers_scheduler(const char *q);
 AVal *scheduler_method(Interp *in, Obj *s, const char *name, Args *a);
 AVal *accelerator_method(Interp *in, Obj *acc, const char *name, Args *a);
+AVal *fabric_method(Interp *in, Obj *fab, const char *name, Args *a);   /* Lightning's Fabric */
 
 #endif

@@ -381,6 +381,8 @@ static bool is_lightning(const char *q, const char *cls)
 /* Objects that hold the run's configuration: argparse, deepspeed,
  * Accelerate, the Hugging Face Trainer and its argument parser, config
  * files. */
+static AVal *fabric(Interp *in, Args *a);
+
 AVal *config_call(Interp *in, const char *q, Args *a)
 {
     if (eq(q, "transformers.HfArgumentParser") || eq(q, "trl.TrlParser")) {
@@ -423,6 +425,8 @@ AVal *config_call(Interp *in, const char *q, Args *a)
         s->obj->is_module = false;
         return s;
     }
+    if (is_lightning(q, "Fabric") || eq(q, "lightning_fabric.Fabric") || eq(q, "lightning_fabric.fabric.Fabric"))
+        return fabric(in, a);
     if (eq(q, "transformers.TrainingArguments") || eq(q, "trl.SFTConfig") ||
         eq(q, "transformers.Trainer") || eq(q, "trl.SFTTrainer"))
         return trainer_object(in, q, a);
@@ -511,6 +515,60 @@ AVal *scheduler_method(Interp *in, Obj *s, const char *name, Args *a)
         return new_tensor_value(in, (DType)x->dtype, x->nd, dim, x->gpu);
     }
     return av_unknown(in);
+}
+
+/* Lightning's Fabric(precision=...): "bf16-mixed" and "16-mixed" run the
+ * model under autocast from setup() on; "-true" precisions convert the
+ * weights, which pfc does not model (noted). */
+static AVal *fabric(Interp *in, Args *a)
+{
+    AVal *o = av_obj(in, NN_OPAQUE);
+    o->obj->a = OPAQUE_FABRIC;
+    AVal *p = arg(a, -1, "precision"), *acc = arg(a, -1, "accelerator");
+    const char *prec = p && p->k == AV_STR ? p->s : NULL;
+    int64_t bits = 0;
+    if (p && av_int_of(p, &bits))
+        prec = bits == 16 ? "16-mixed" : NULL;
+    o->obj->b = prec && (eq(prec, "bf16-mixed") || eq(prec, "bf16")) ? DT_BF16
+                : prec && (eq(prec, "16-mixed") || eq(prec, "16")) ? DT_F16 : DT_F32;
+    if (prec && strstr(prec, "-true") && !eq(prec, "32-true"))
+        interp_note(in, in->cur_node, arena_printf(in->a, "Fabric(precision=\"%s\") converts the weights, which "
+                                                          "pfc does not model: they are estimated as the script "
+                                                          "builds them", prec));
+    AVal *dev = av_new(in, AV_DEVICE);
+    dev->i = !(acc && acc->k == AV_STR && eq(acc->s, "cpu"));
+    obj_set(in, o->obj, "device", dev);
+    return o;
+}
+
+/* What setup(), setup_module() and the others are given, given back: one
+ * value, or a tuple of them. */
+static AVal *given_back(Interp *in, Args *a)
+{
+    if (a->n == 1)
+        return a->v[0];
+    AVal *s = av_seq(in, a->n);
+    for (uint32_t i = 0; i < a->n; i++)
+        s->items[i] = a->v[i];
+    return s;
+}
+
+AVal *fabric_method(Interp *in, Obj *fab, const char *name, Args *a)
+{
+    if (eq(name, "setup") || eq(name, "setup_module")) {
+        if (fab->b != DT_F32 && !in->no_autocast) {   /* the wrapped forward runs under autocast */
+            in->force_autocast = true;
+            in->force_autocast_dtype = (DType)fab->b;
+        }
+        return given_back(in, a);
+    }
+    if (eq(name, "setup_optimizers") || eq(name, "setup_dataloaders"))
+        return given_back(in, a);
+    if (eq(name, "autocast"))
+        return context(in, OPAQUE_AUTOCAST, fab->b != DT_F32, fab->b != DT_F32 ? (DType)fab->b : DT_BF16);
+    if (eq(name, "to_device"))
+        return arg(a, 0, NULL) ? arg(a, 0, NULL) : av_unknown(in);
+    return av_none(in);
 }
 
 AVal *accelerator_method(Interp *in, Obj *acc, const char *name, Args *a)

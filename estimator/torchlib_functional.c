@@ -75,17 +75,18 @@ static AVal *f_dropout(Interp *in, AVal *x, Args *a)
 static AVal *f_pool(Interp *in, const char *name, AVal *x, Args *a)
 {
     TId t = av_gpu(in, x);
-    int k = (int)int_or(a, 1, "kernel_size", 2);
-    int s = (int)int_or(a, 2, "stride", k);
-    int p = (int)int_or(a, 3, "padding", 0);
-    return t ? tensor_result(in, tr_pool2d(in->tr, t, k, s, p, eq(name, "max_pool2d"))) : av_unknown(in);
+    const char *what = arena_printf(in->a, "F.%s", name);
+    int k = (int)side_arg(in, a, 1, "kernel_size", 0, what, false);
+    int s = (int)side_arg(in, a, 2, "stride", k, what, false);   /* None: the kernel's */
+    int p = (int)side_arg(in, a, 3, "padding", 0, what, true);
+    return t && k ? tensor_result(in, tr_pool2d(in->tr, t, k, s, p, eq(name, "max_pool2d"))) : av_unknown(in);
 }
 
 static AVal *f_adaptive_pool(Interp *in, AVal *x, Args *a)
 {
     TId t = av_gpu(in, x);
-    int64_t o = int_or(a, 1, "output_size", 1);
-    return t ? tensor_result(in, tr_adaptive_pool(in->tr, t, o, o)) : av_unknown(in);
+    int64_t o = side_arg(in, a, 1, "output_size", 0, "F.adaptive_avg_pool2d", false);
+    return t && o ? tensor_result(in, tr_adaptive_pool(in->tr, t, o, o)) : av_unknown(in);
 }
 
 /* F.linear with an nn.Parameter weight (out_features x in_features). */

@@ -33,13 +33,49 @@ static AVal *new_module(Interp *in, NnKind kind, Obj **o)
     return m;
 }
 
-/* An int, or the first of a tuple (kernel_size=(3, 3), output_size=(1, 1)). */
-static int64_t first_int(const AVal *v, int64_t dflt)
+/* A window's side (kernel_size, stride, padding, output_size): an int or
+ * a tuple of equal ints, read as size_arg does (zero_ok: as count_arg);
+ * None, or nothing given, is dflt. pfc models square windows only, so a
+ * tuple of unequal sides is refused rather than counted as its first. */
+int64_t side_arg(Interp *in, const Args *a, int pos, const char *kw, int64_t dflt, const char *module,
+                 bool zero_ok)
 {
-    if (v && v->k == AV_SEQ && v->n)
-        av_int_of(v->items[0], &dflt);
-    else if (v)
-        av_int_of(v, &dflt);
+    AVal *v = arg(a, pos, kw);
+    if (!v || v->k == AV_NONE)
+        return dflt;
+    if (v->k == AV_SEQ && v->n) {
+        int64_t first = 0, n;
+        for (uint32_t i = 0; i < v->n; i++) {
+            if (!av_int_of(v->items[i], &n)) {
+                refuse_unread(in, v, pos, kw, module);
+                return dflt;
+            }
+            if (i && n != first) {
+                const char *src = interp_arg_source(in, pos, kw);
+                refuse(in, arena_printf(in->a, "%s's %s %s has unequal sides: pfc models square windows only",
+                                        module, kw, src ? src : "(a tuple)"));
+                return dflt;
+            }
+            first = n;
+        }
+        Args one = {{v->items[0]}, {NULL}, 1};
+        return zero_ok ? count_arg(in, &one, 0, kw, dflt, module) : size_arg(in, &one, 0, kw, dflt, module);
+    }
+    return zero_ok ? count_arg(in, a, pos, kw, dflt, module) : size_arg(in, a, pos, kw, dflt, module);
+}
+
+/* A flag that changes what a module registers (bias=, affine=): a value
+ * pfc cannot read takes the default, and the report says so. */
+static bool flag_arg(Interp *in, const Args *a, int pos, const char *kw, bool dflt, const char *module)
+{
+    AVal *v = arg(a, pos, kw);
+    bool known = false, t = v ? av_truth(v, &known) : false;
+    if (!v || known)
+        return v ? t : dflt;
+    const char *src = interp_arg_source(in, pos, kw);
+    interp_note(in, in->cur_node, arena_printf(in->a, "%s's %s%s%s%s is not a value pfc can read: taken as %s "
+                                                      "(its default)", module, kw, src ? " (" : "",
+                                               src ? src : "", src ? ")" : "", dflt ? "True" : "False"));
     return dflt;
 }
 
@@ -51,7 +87,7 @@ static AVal *nn_linear(Interp *in, const char *name, Args *a)
     o->a = size_arg(in, a, 0, "in_features", 0, "nn.Linear");
     o->b = size_arg(in, a, 1, "out_features", 0, "nn.Linear");
     o->w = param4(in, o->a, o->b, 1, 1);
-    o->bias = bool_or(a, 2, "bias", true) ? param4(in, o->b, 1, 1, 1) : 0;
+    o->bias = flag_arg(in, a, 2, "bias", true, "nn.Linear") ? param4(in, o->b, 1, 1, 1) : 0;
     return m;
 }
 
@@ -66,19 +102,56 @@ static AVal *nn_embedding(Interp *in, const char *name, Args *a)
     return m;
 }
 
-/* The elements one norm covers: the product of normalized_shape. */
-static int64_t norm_size(Args *a, int from)
+/* nn.Embedding.from_pretrained(embeddings, freeze=True): a table of the
+ * tensor's (num, dim) shape, frozen unless freeze=False. */
+AVal *nn_embedding_from_pretrained(Interp *in, Args *a)
 {
-    int64_t dim[TR_MAXDIM];
-    int nd = shape_args(a, from, dim);
-    if (arg(a, -1, "normalized_shape")) {
-        Args one = {{arg(a, -1, "normalized_shape")}, {NULL}, 1};
-        nd = shape_args(&one, 0, dim);
+    Obj *o;
+    AVal *m = new_module(in, NN_EMBEDDING, &o);
+    AVal *t = arg(a, 0, "embeddings");
+    if (!t || t->k != AV_TENSOR || t->nd != 2) {
+        const char *src = interp_arg_source(in, 0, "embeddings");
+        refuse(in, arena_printf(in->a, "nn.Embedding.from_pretrained's embeddings are not a 2-D tensor whose shape "
+                                       "pfc can read%s%s%s", src ? " (" : "", src ? src : "", src ? ")" : ""));
+        return m;
     }
+    o->a = t->dim[0];
+    o->b = t->dim[1];
+    bool was = in->tr->frozen;
+    in->tr->frozen = was || flag_arg(in, a, 1, "freeze", true, "nn.Embedding.from_pretrained");
+    o->w = param4(in, o->a, o->b, 1, 1);
+    in->tr->frozen = was;
+    return m;
+}
+
+/* The elements one norm covers: the product of normalized_shape (GroupNorm:
+ * num_channels, its second argument), each a positive size; a shape pfc
+ * cannot read is refused, as a module size is. */
+static int64_t norm_size(Interp *in, Args *a, const char *name)
+{
+    bool group = eq(name, "GroupNorm");
+    int pos = group ? 1 : 0;
+    const char *kw = group ? "num_channels" : "normalized_shape";
+    const char *what = arena_printf(in->a, "nn.%s", name);
+    AVal *v = arg(a, pos, kw);
+    if (!v || v->k != AV_SEQ)
+        return size_arg(in, a, pos, kw, 0, what);
     uint64_t n = 1;
-    for (int i = 0; i < nd; i++)
-        n = dim[i] > 0 ? ck_mul(n, (uint64_t)dim[i]) : 0;
-    return nd > 0 && n <= CK_NUMEL_MAX ? (int64_t)n : 0;   /* 0: no weight (and no elements to check) */
+    for (uint32_t i = 0; i < v->n; i++) {
+        Args one = {{v->items[i]}, {NULL}, 1};
+        int64_t d = av_int_of(v->items[i], &(int64_t){0}) ? size_arg(in, &one, 0, kw, 0, what) : 0;
+        if (!d) {
+            if (!interp_error(in))
+                refuse_unread(in, v, pos, kw, what);
+            return 0;
+        }
+        n = ck_mul(n, (uint64_t)d);
+    }
+    if (!v->n || n > CK_NUMEL_MAX) {
+        refuse(in, arena_printf(in->a, "%s's %s is not a shape pfc can estimate", what, kw));
+        return 0;
+    }
+    return (int64_t)n;
 }
 
 /* LayerNorm, RMSNorm (no bias) and GroupNorm (its channels come second). */
@@ -86,23 +159,26 @@ static AVal *nn_norm(Interp *in, const char *name, Args *a)
 {
     Obj *o;
     AVal *m = new_module(in, eq(name, "RMSNorm") ? NN_RMSNORM : NN_LAYERNORM, &o);
-    o->a = norm_size(a, eq(name, "GroupNorm") ? 1 : 0);
-    bool affine = bool_or(a, -1, "elementwise_affine", true) && bool_or(a, -1, "affine", true);
+    const char *what = arena_printf(in->a, "nn.%s", name);
+    o->a = norm_size(in, a, name);
+    bool affine = flag_arg(in, a, -1, "elementwise_affine", true, what) && flag_arg(in, a, -1, "affine", true, what);
     o->w = affine ? param4(in, o->a, 1, 1, 1) : 0;
-    o->bias = affine && !eq(name, "RMSNorm") && bool_or(a, -1, "bias", true) ? param4(in, o->a, 1, 1, 1) : 0;
+    bool bias = affine && !eq(name, "RMSNorm") && flag_arg(in, a, -1, "bias", true, what);
+    o->bias = bias ? param4(in, o->a, 1, 1, 1) : 0;
     return m;
 }
 
 /* A convolution's kernel side, stride and groups: positive, and at most
  * 2**16 (wider than any image side pfc models); returns the kernel side. */
-static int64_t conv_geometry(Interp *in, Obj *o, const Args *a, const char *what, int64_t kk)
+static int64_t conv_geometry(Interp *in, Obj *o, const Args *a, const char *what, int dilation_pos)
 {
-    if (kk <= 0) {
-        refuse(in, arena_printf(in->a, "%s's kernel_size is %lld, not a positive integer", what, (long long)kk));
-        kk = 1;
-    }
-    o->stride = (int)size_arg(in, a, 3, "stride", 1, what);
+    int64_t kk = side_arg(in, a, 2, "kernel_size", 0, what, false);
+    if (kk <= 0)
+        kk = 1;   /* refused */
+    o->stride = (int)side_arg(in, a, 3, "stride", 1, what, false);
     o->groups = (int)size_arg(in, a, 6, "groups", 1, what);
+    if (side_arg(in, a, dilation_pos, "dilation", 1, what, false) > 1)
+        refuse(in, arena_printf(in->a, "%s's dilation is not 1: pfc does not model dilated convolutions", what));
     if (kk > 65536 || o->stride > 65536 || o->groups > 65536) {
         refuse(in, arena_printf(in->a, "%s's kernel, stride or groups is too large to estimate", what));
         kk = o->stride = o->groups = 1;
@@ -118,11 +194,11 @@ static AVal *nn_conv_transpose(Interp *in, const char *name, Args *a)
     (void)name;
     o->a = size_arg(in, a, 0, "in_channels", 0, "nn.ConvTranspose2d");
     o->b = size_arg(in, a, 1, "out_channels", 0, "nn.ConvTranspose2d");
-    int64_t kk = conv_geometry(in, o, a, "nn.ConvTranspose2d", first_int(arg(a, 2, "kernel_size"), 1));
-    o->pad = (int)count_arg(in, a, 4, "padding", 0, "nn.ConvTranspose2d");
-    o->c = count_arg(in, a, 5, "output_padding", 0, "nn.ConvTranspose2d");
+    int64_t kk = conv_geometry(in, o, a, "nn.ConvTranspose2d", 8);
+    o->pad = (int)side_arg(in, a, 4, "padding", 0, "nn.ConvTranspose2d", true);
+    o->c = side_arg(in, a, 5, "output_padding", 0, "nn.ConvTranspose2d", true);
     o->w = param4(in, o->a / o->groups, o->b, kk, kk);
-    o->bias = bool_or(a, 7, "bias", true) ? param4(in, o->b, 1, 1, 1) : 0;
+    o->bias = flag_arg(in, a, 7, "bias", true, "nn.ConvTranspose2d") ? param4(in, o->b, 1, 1, 1) : 0;
     return m;
 }
 
@@ -134,11 +210,12 @@ static AVal *nn_conv(Interp *in, const char *name, Args *a)
     const char *what = eq(name, "Conv1d") ? "nn.Conv1d" : "nn.Conv2d";
     o->a = size_arg(in, a, 0, "in_channels", 0, what);
     o->b = size_arg(in, a, 1, "out_channels", 0, what);
-    int64_t kk = conv_geometry(in, o, a, what, first_int(arg(a, 2, "kernel_size"), 1));
+    int64_t kk = conv_geometry(in, o, a, what, 5);
     AVal *p = arg(a, 4, "padding");
-    o->pad = p && p->k == AV_STR ? o->k / 2 : (int)count_arg(in, a, 4, "padding", 0, what);
+    /* padding="same" keeps the size (odd kernels), "valid" is none */
+    o->pad = p && p->k == AV_STR ? (eq(p->s, "same") ? o->k / 2 : 0) : (int)side_arg(in, a, 4, "padding", 0, what, true);
     o->w = param4(in, o->a / o->groups, o->b, kk, eq(name, "Conv1d") ? 1 : kk);
-    o->bias = bool_or(a, 7, "bias", true) ? param4(in, o->b, 1, 1, 1) : 0;
+    o->bias = flag_arg(in, a, 7, "bias", true, what) ? param4(in, o->b, 1, 1, 1) : 0;
     return m;
 }
 
@@ -149,7 +226,7 @@ static AVal *nn_batch_norm(Interp *in, const char *name, Args *a)
     AVal *m = new_module(in, NN_BATCHNORM, &o);
     (void)name;
     o->a = size_arg(in, a, 0, "num_features", 0, "nn.BatchNorm");
-    bool affine = bool_or(a, -1, "affine", true);
+    bool affine = flag_arg(in, a, -1, "affine", true, "nn.BatchNorm");
     o->w = affine ? param4(in, o->a, 1, 1, 1) : 0;
     o->bias = affine ? param4(in, o->a, 1, 1, 1) : 0;
     tr_buffer(in->tr, (uint64_t)o->a * 4);
@@ -158,20 +235,29 @@ static AVal *nn_batch_norm(Interp *in, const char *name, Args *a)
     return m;
 }
 
-/* LSTM and GRU: per layer, gates x hidden rows over (input + hidden) plus
- * two bias vectors; kept in wall[], one per layer. */
+/* LSTM, GRU and RNN: per layer, gates x hidden rows over (input + hidden)
+ * plus two bias vectors; kept in wall[], one per layer. A plain RNN's one
+ * "gate" is its tanh; its reserve space is taken as the gated ones' (cuDNN
+ * keeps each step's activations), which is unmeasured. */
 static AVal *nn_rnn(Interp *in, const char *name, Args *a)
 {
     Obj *o;
     AVal *m = new_module(in, NN_LSTM, &o);
-    const char *what = eq(name, "GRU") ? "nn.GRU" : "nn.LSTM";
+    const char *what = arena_printf(in->a, "nn.%s", name);
     o->a = size_arg(in, a, 0, "input_size", 0, what);
     o->b = size_arg(in, a, 1, "hidden_size", 0, what);
     o->c = size_arg(in, a, 2, "num_layers", 1, what);
     o->p = num_or(a, -1, "dropout", 0);
-    o->groups = bool_or(a, -1, "batch_first", false);
-    o->k = eq(name, "GRU") ? 3 : 4;                          /* gates */
-    o->stride = bool_or(a, -1, "bidirectional", false) ? 2 : 1;   /* directions */
+    o->groups = flag_arg(in, a, -1, "batch_first", false, what);
+    o->k = eq(name, "GRU") ? 3 : eq(name, "RNN") ? 1 : 4;          /* gates */
+    /* directions: twice the weights or not, not a default to assume */
+    AVal *bi = arg(a, -1, "bidirectional");
+    bool known = true, two = bi && av_truth(bi, &known);
+    const char *src = known ? NULL : interp_arg_source(in, -1, "bidirectional");
+    if (!known)
+        refuse(in, arena_printf(in->a, "%s's bidirectional is not a value pfc can read%s%s%s", what,
+                                src ? " (" : "", src ? src : "", src ? ")" : ""));
+    o->stride = two ? 2 : 1;
     if (o->c > NN_MAX_LAYERS) {
         refuse(in, arena_printf(in->a, "%s's num_layers is %lld: more layers than pfc can estimate (%d)", what,
                                 (long long)o->c, NN_MAX_LAYERS));
@@ -203,9 +289,10 @@ static AVal *nn_pool(Interp *in, const char *name, Args *a)
 {
     Obj *o;
     AVal *m = new_module(in, eq(name, "MaxPool2d") ? NN_MAXPOOL : NN_AVGPOOL, &o);
-    o->k = (int)int_or(a, 0, "kernel_size", 2);
-    o->stride = (int)int_or(a, 1, "stride", o->k);
-    o->pad = (int)int_or(a, 2, "padding", 0);
+    const char *what = arena_printf(in->a, "nn.%s", name);
+    o->k = (int)side_arg(in, a, 0, "kernel_size", 0, what, false);
+    o->stride = (int)side_arg(in, a, 1, "stride", o->k, what, false);   /* None: the kernel's */
+    o->pad = (int)side_arg(in, a, 2, "padding", 0, what, true);
     return m;
 }
 
@@ -214,7 +301,7 @@ static AVal *nn_adaptive_pool(Interp *in, const char *name, Args *a)
     Obj *o;
     AVal *m = new_module(in, NN_ADAPTIVEPOOL, &o);
     (void)name;
-    o->a = first_int(arg(a, 0, "output_size"), 1);
+    o->a = side_arg(in, a, 0, "output_size", 0, "nn.AdaptiveAvgPool2d", false);
     return m;
 }
 
@@ -254,6 +341,12 @@ static AVal *nn_parameter(Interp *in, const char *name, Args *a)
     AVal *t = arg(a, 0, "data");
     AVal *p = av_new(in, AV_PARAM);
     (void)name;
+    if (!t || t->k != AV_TENSOR) {   /* a parameter of no size would be a silent zero */
+        const char *src = interp_arg_source(in, 0, "data");
+        refuse(in, arena_printf(in->a, "nn.Parameter's data is not a tensor whose shape pfc can read%s%s%s",
+                                src ? " (" : "", src ? src : "", src ? ")" : ""));
+        return p;
+    }
     p->param = t && t->k == AV_TENSOR ? param(in, numel_of(t)) : 0;
     if (t && t->k == AV_TENSOR) {
         p->nd = t->nd;
@@ -288,18 +381,60 @@ static AVal *nn_simple(Interp *in, const char *name, Args *a)
     return NULL;
 }
 
+/* torch.nn layers that register no parameters (InstanceNorm only without
+ * affine=True) and that pfc does not model: each is run as an elementwise
+ * op the report lists, so the tensor it receives is not lost. */
+static bool parameterless(const char *name, Args *a)
+{
+    static const char *const names[] = {
+        "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle", "PixelUnshuffle",
+        "Unflatten", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "ConstantPad1d", "ConstantPad2d",
+        "ConstantPad3d", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d",
+        "ReplicationPad2d", "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d",
+        "MaxPool1d", "MaxPool3d", "AvgPool1d", "AvgPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool3d",
+        "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "LPPool1d", "LPPool2d",
+        "Hardtanh", "Hardsigmoid", "Hardshrink", "Softshrink", "Tanhshrink", "Softsign", "Threshold",
+        "GLU", "Softmin", "Softmax2d", "LogSigmoid", "CELU", "SELU", "RReLU", "AlphaDropout",
+        "FeatureAlphaDropout", "ChannelShuffle", "LocalResponseNorm", "CosineSimilarity",
+        "PairwiseDistance", "Fold", "Unfold", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
+    };
+    if (ends(name, "Loss"))
+        return true;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (eq(name, names[i]))
+            return strncmp(name, "InstanceNorm", 12) != 0 || !bool_or(a, -1, "affine", false);
+    return false;
+}
+
+/* A torch.nn class pfc does not model. One without parameters is taken as
+ * elementwise where it is called; one with parameters is refused: an
+ * estimate without them would be a confident wrong count. */
+static AVal *unmodelled_module(Interp *in, const char *name, Args *a)
+{
+    AVal *m = av_obj(in, NN_OPAQUE);
+    if (parameterless(name, a)) {
+        m->obj->a = OPAQUE_LAYER;
+        m->obj->arch = arena_printf(in->a, "torch.nn.%s", name);
+        return m;
+    }
+    refuse(in, arena_printf(in->a, "torch.nn.%s is not modelled: pfc cannot count its parameters", name));
+    return m;
+}
+
 typedef AVal *NnCtor(Interp *in, const char *name, Args *a);
 
 AVal *nn_module(Interp *in, const char *name, Args *a)
 {
     static const struct { const char *name; NnCtor *ctor; } ctors[] = {
-        {"Linear", nn_linear}, {"Embedding", nn_embedding}, {"LayerNorm", nn_norm},
-        {"RMSNorm", nn_norm}, {"GroupNorm", nn_norm}, {"ConvTranspose2d", nn_conv_transpose},
-        {"Conv2d", nn_conv}, {"Conv1d", nn_conv}, {"BatchNorm2d", nn_batch_norm},
-        {"BatchNorm1d", nn_batch_norm}, {"LSTM", nn_rnn}, {"GRU", nn_rnn}, {"Dropout", nn_dropout},
-        {"Dropout2d", nn_dropout}, {"Dropout1d", nn_dropout}, {"MaxPool2d", nn_pool},
-        {"AvgPool2d", nn_pool}, {"AdaptiveAvgPool2d", nn_adaptive_pool}, {"Sequential", nn_container},
-        {"ModuleList", nn_container}, {"ModuleDict", nn_module_dict}, {"Parameter", nn_parameter},
+        {"Linear", nn_linear}, {"Embedding", nn_embedding}, {"LayerNorm", nn_norm}, {"RMSNorm", nn_norm},
+        {"GroupNorm", nn_norm}, {"ConvTranspose2d", nn_conv_transpose}, {"Conv2d", nn_conv},
+        {"Conv1d", nn_conv}, {"BatchNorm2d", nn_batch_norm}, {"BatchNorm1d", nn_batch_norm},
+        {"BatchNorm3d", nn_batch_norm}, {"SyncBatchNorm", nn_batch_norm}, {"LSTM", nn_rnn}, {"GRU", nn_rnn},
+        {"RNN", nn_rnn}, {"Dropout", nn_dropout}, {"Dropout2d", nn_dropout}, {"Dropout1d", nn_dropout},
+        {"Dropout3d", nn_dropout},
+        {"MaxPool2d", nn_pool}, {"AvgPool2d", nn_pool}, {"AdaptiveAvgPool2d", nn_adaptive_pool},
+        {"Sequential", nn_container}, {"ModuleList", nn_container}, {"ModuleDict", nn_module_dict},
+        {"Parameter", nn_parameter},
     };
     for (size_t i = 0; i < sizeof ctors / sizeof ctors[0]; i++)
         if (eq(name, ctors[i].name))
@@ -310,8 +445,7 @@ AVal *nn_module(Interp *in, const char *name, Args *a)
     if (m)
         return m;
     if (name[0] >= 'A' && name[0] <= 'Z')
-        interp_note(in, 0, arena_printf(in->a, "torch.nn.%s is not modelled: its parameters and "
-                                               "activations are missing", name));
+        return unmodelled_module(in, name, a);
     return av_obj(in, NN_OPAQUE);
 }
 
@@ -415,6 +549,8 @@ AVal *module_call(Interp *in, Obj *m, Args *a)
         return transformer_module_call(in, m, a);
     case NN_CE_LOSS: return cross_entropy(in, x, arg(a, 1, "target"));
     case NN_NLL_LOSS: return nll_loss(in, x, arg(a, 1, "target"));
+    case NN_OPAQUE:
+        return m->a == OPAQUE_LAYER ? assumed_op(in, x, m->arch) : av_unknown(in);
     case NN_HF: case NN_VISION: case NN_DIFFUSERS:
         return in->hooks.call_model ? in->hooks.call_model(in->hooks.ctx, in, m, a->v, a->kw, a->n)
                                     : av_unknown(in);
@@ -464,6 +600,9 @@ AVal *module_method(Interp *in, AVal *self, const char *name, Args *a)
         eq(name, "bfloat16") || eq(name, "train") || eq(name, "eval") || eq(name, "requires_grad_") ||
         eq(name, "apply") || eq(name, "double"))
         return self;
+    AVal *base = self->obj->nn == NN_NONE ? obj_get(self->obj, LIBRARY_BASE) : NULL;
+    if (base)   /* a class of the project derived from a library module: the base's methods */
+        return method_call(in, base, name, a);
     if (eq(name, "register_buffer")) {
         register_buffer(in, self, a);
         return av_none(in);
@@ -492,6 +631,9 @@ AVal *module_attr(Interp *in, AVal *base, const char *name)
     Obj *o = base->obj;
     AVal *v = obj_get(o, name);
     if (v)
+        return v;
+    AVal *lib = o->nn == NN_NONE ? obj_get(o, LIBRARY_BASE) : NULL;
+    if (lib && (v = module_attr(in, lib, name))->k != AV_BOUND)   /* its library base's weight, sizes */
         return v;
     if (eq(name, "weight") || eq(name, "bias")) {
         AVal *p = av_new(in, AV_PARAM);

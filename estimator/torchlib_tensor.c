@@ -19,8 +19,10 @@ static AVal *reshape_method(Interp *in, AVal *x, const char *name, Args *a)
         return reshape(in, x, o->nd, dim, true);
     }
     int nd = shape_args(a, 0, dim);
-    if (nd < 0)
+    if (nd < 0) {   /* the tensor is lost here: say so, for the refusal that follows */
+        interp_lost_here(in, arena_printf(in->a, "a shape of %s() is not a number pfc can read", name));
         return av_unknown(in);
+    }
     if (eq(name, "expand"))
         for (int i = 0; i < nd; i++)
             if (dim[i] == -1 && i < x->nd)
