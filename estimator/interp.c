@@ -2324,11 +2324,12 @@ void apply_store_attr(Interp *in, AVal *base, const char *name, AVal *val, AVal 
         obj_set(in, base->obj, name, val);
 }
 
-static void dict_set(Interp *in, AVal *d, const char *key, AVal *val, AVal **prior)
+void dict_set(Interp *in, AVal *d, const char *key, AVal *val, AVal **prior)
 {
     for (uint32_t k = 0; k < d->n; k++)
         if (strcmp(d->keys[k], key) == 0) {
-            *prior = d->items[k];
+            if (prior)
+                *prior = d->items[k];
             d->items[k] = val;
             return;
         }

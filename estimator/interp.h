@@ -124,6 +124,9 @@ AVal *av_int(Interp *in, int64_t i);
 AVal *av_unknown(Interp *in);
 AVal *av_obj(Interp *in, NnKind kind);
 void obj_set(Interp *in, Obj *o, const char *name, AVal *v);
+/* d[key] = val in place, keeping insertion order; the value it replaced goes to *prior
+ * (left as it was when the key is new; prior may be NULL). */
+void dict_set(Interp *in, AVal *d, const char *key, AVal *val, AVal **prior);
 AVal *obj_get(Obj *o, const char *name);
 /* The GPU tensor a value stands for (moving a CPU tensor in), or 0. */
 TId av_gpu(Interp *in, AVal *v);

@@ -822,25 +822,6 @@ AVal *argparse_method(Interp *in, Obj *parser, const char *name, Args *a)
 
 /* ---- jsonargparse: settings from the words and config files ------------------------------- */
 
-/* d[key] = v, in place (a dict made here, never the script's). */
-static void dict_put(Interp *in, AVal *d, const char *key, AVal *v)
-{
-    for (uint32_t i = 0; i < d->n; i++)
-        if (eq(d->keys[i], key)) {
-            d->items[i] = v;
-            return;
-        }
-    AVal **items = arena_alloc(in->a, (d->n + 1) * sizeof *items);
-    const char **keys = arena_alloc(in->a, (d->n + 1) * sizeof *keys);
-    if (d->n) {
-        memcpy(items, d->items, d->n * sizeof *items);
-        memcpy(keys, d->keys, d->n * sizeof *keys);
-    }
-    items[d->n] = v;
-    keys[d->n++] = key;
-    d->items = items;
-    d->keys = keys;
-}
 
 AVal *dict_value(AVal *d, const char *key)
 {
@@ -863,7 +844,7 @@ static void merge(Interp *in, AVal *dst, AVal *src, int depth)
             merge(in, sub, v, depth + 1);
             v = sub;
         }
-        dict_put(in, dst, src->keys[i], v);
+        dict_set(in, dst, src->keys[i], v, NULL);
     }
 }
 
@@ -876,12 +857,12 @@ static void put_path(Interp *in, AVal *root, const char *path, AVal *v)
         AVal *sub = dict_value(root, key);
         if (!sub || sub->k != AV_DICT) {
             sub = new_dict(in);
-            dict_put(in, root, key, sub);
+            dict_set(in, root, key, sub, NULL);
         }
         root = sub;
         path = dot + 1;
     }
-    dict_put(in, root, path, v);
+    dict_set(in, root, path, v, NULL);
 }
 
 static bool is_config_option(const char *w) { return eq(w, "--config") || eq(w, "-c"); }
@@ -1020,7 +1001,7 @@ AVal *lightning_settings(Interp *in, Words w, bool run, const char **command)
     AVal *settings = new_dict(in);
     for (uint32_t i = 0; i < global->n; i++)   /* options before the command, read as if after it */
         if (!is_lightning_command(global->keys[i]))
-            dict_put(in, settings, global->keys[i], global->items[i]);
+            dict_set(in, settings, global->keys[i], global->items[i], NULL);
     merge(in, settings, dict_value(global, *command), 0);   /* `--config all.yaml fit`: its fit: section */
     uint32_t from = at < w.n ? at + 1 : w.n;
     merge(in, settings, read_settings(in, (Words){w.v + from, w.n - from, w.source}, &pos), 0);
@@ -1035,7 +1016,7 @@ AVal *init_args_of(Interp *in, AVal *section)
     AVal *d = new_dict(in);
     for (uint32_t i = 0; section && section->k == AV_DICT && i < section->n; i++)
         if (!eq(section->keys[i], "init_args") && !eq(section->keys[i], "class_path"))
-            dict_put(in, d, section->keys[i], section->items[i]);
+            dict_set(in, d, section->keys[i], section->items[i], NULL);
     merge(in, d, init, 0);
     return d;
 }

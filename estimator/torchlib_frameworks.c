@@ -575,12 +575,7 @@ AVal *accelerator_method(Interp *in, Obj *acc, const char *name, Args *a)
 {
     if (eq(name, "prepare")) {
         /* returns what it was given, wrapped: the same module, optimizer, loader */
-        if (a->n == 1)
-            return a->v[0];
-        AVal *s = av_seq(in, a->n);
-        for (uint32_t i = 0; i < a->n; i++)
-            s->items[i] = a->v[i];
-        return s;
+        return given_back(in, a);
     }
     if (eq(name, "autocast")) {
         AVal *mp = obj_get(acc, "mixed_precision");
