@@ -271,10 +271,7 @@ const char *interp_model_passed_at(const Interp *in) { return in->model_passed; 
  * it is given, as unmodelled_call says. */
 static AVal *call_site_value(Interp *in, AVal *callee, Args *a)
 {
-    if (callee->k != AV_UNKNOWN)
-        return call_value(in, callee, a);
-    const char *src = interp_call_source(in);
-    return unmodelled_call(in, src ? arena_printf(in->a, "`%s`", src) : "a call pfc cannot follow", a);
+    return callee->k == AV_UNKNOWN ? unmodelled_call(in, NULL, a) : call_value(in, callee, a);
 }
 
 const char *const *interp_notes(const Interp *in, uint32_t *n)
@@ -875,12 +872,6 @@ static const char *class_name(Interp *in, const Obj *o)
     return name;
 }
 
-static void refuse_here(Interp *in, const char *why)
-{
-    tr_refuse(in->tr, why);
-    interp_fail(in, in->tr->error);
-}
-
 /* The library base's __init__ with the script's arguments: a torch.nn class
  * is built as the object's base; nothing else is modelled. */
 static AVal *library_init(Interp *in, AVal *self, Args *a)
@@ -895,7 +886,7 @@ static AVal *library_init(Interp *in, AVal *self, Args *a)
         return av_none(in);
     }
     bool hf = strncmp(q, "transformers.", 13) == 0;
-    refuse_here(in, arena_printf(in->a, "%s's base %s is not a class pfc models: the parameters its __init__ "
+    refuse(in, arena_printf(in->a, "%s's base %s is not a class pfc models: the parameters its __init__ "
                                         "registers cannot be counted%s", class_name(in, self->obj), q,
                                  hf ? " (pfc reads Hugging Face models loaded with from_pretrained(NAME))" : ""));
     return av_none(in);
@@ -954,7 +945,7 @@ static AVal *super_attr(Interp *in, AVal *sup, const char *name)
         return attr_of_value(in, base, name);
     if (strcmp(name, "forward") == 0 || strcmp(name, "__call__") == 0) {
         const char *c = class_name(in, sup->self->obj);
-        refuse_here(in, q ? arena_printf(in->a, "%s's super().%s() runs its base %s, which pfc does not model", c,
+        refuse(in, q ? arena_printf(in->a, "%s's super().%s() runs its base %s, which pfc does not model", c,
                                          name, q)
                           : arena_printf(in->a, "%s's super().%s() reaches nn.Module, which defines none", c, name));
         return av_unknown(in);

@@ -168,6 +168,9 @@ AVal *run_method(Interp *in, AVal *self, const char *name, Args *a, bool *found)
  * loads it, else unknown. */
 AVal *interp_class_attr(Interp *in, AVal *cls, const char *name);
 void interp_fail(Interp *in, const char *why);
+/* The estimate is refused for why (the trace keeps the first reason), and the
+ * interpretation stops. */
+void refuse(Interp *in, const char *why);
 /* Records an assumption ("line N: ..."), once per text. */
 void interp_note(Interp *in, uint32_t node, const char *what);
 void interp_lost_here(Interp *in, const char *what);
@@ -185,12 +188,12 @@ void for_each_call_on(Interp *in, const char *name, const Obj *obj,
 /* A dtype named by a value: torch.bfloat16, "bfloat16", AV_DTYPE. */
 bool dtype_of(const AVal *v, DType *out);
 AVal *lib_call(Interp *in, const char *qual, Args *a);
-/* A call pfc does not model (`what` names it): a tensor it receives is
+/* A call pfc does not model (`qual` names it; NULL: the call's own text): a tensor it receives is
  * taken through as an elementwise op; a model it receives is taken as
  * returned unchanged (with the optimizers and loaders passed beside it, in
  * order, as wrappers give them back), noted; else unknown. The alternative,
  * an unknown, would lose the model's forward without a word. */
-AVal *unmodelled_call(Interp *in, const char *what, Args *a);
+AVal *unmodelled_call(Interp *in, const char *qual, Args *a);
 /* An unmodelled call received the model (`what`): kept for the refusal
  * when the step's forward is not followed after all. */
 void interp_model_passed(Interp *in, const char *what);

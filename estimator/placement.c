@@ -11,31 +11,6 @@
 #include "estimate.h"
 #include <string.h>
 
-static bool text_is(Syntax *s, uint32_t id, const char *want)
-{
-    uint32_t len;
-    const char *t = id ? intern_str(&s->names, id, &len) : NULL;
-    return t && len == strlen(want) && memcmp(t, want, len) == 0;
-}
-
-static bool text_has(Syntax *s, uint32_t id, const char *part)
-{
-    uint32_t len;
-    const char *t = id ? intern_str(&s->names, id, &len) : NULL;
-    size_t n = strlen(part);
-    for (uint32_t i = 0; t && i + n <= len; i++)
-        if (memcmp(t + i, part, n) == 0)
-            return true;
-    return false;
-}
-
-static bool starts(Syntax *s, uint32_t id, const char *prefix)
-{
-    uint32_t len;
-    const char *t = id ? intern_str(&s->names, id, &len) : NULL;
-    return t && len >= strlen(prefix) && memcmp(t, prefix, strlen(prefix)) == 0;
-}
-
 /* A library callable (or base class) that puts the model on the GPU itself. */
 static bool placing_library(Syntax *s, uint32_t qual)
 {
@@ -45,15 +20,26 @@ static bool placing_library(Syntax *s, uint32_t qual)
         "torch.nn.DataParallel", "torch.nn.parallel.", "torch.distributed.fsdp.",
     };
     for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
-        if (starts(s, qual, prefixes[i]))
+        if (intern_has_prefix(&s->names, qual, prefixes[i]))
             return true;
     /* Hugging Face's Trainer and its kin (Seq2SeqTrainer, trl's SFTTrainer) */
-    return (starts(s, qual, "transformers.") || starts(s, qual, "trl.")) && text_has(s, qual, "Trainer");
+    return (intern_has_prefix(&s->names, qual, "transformers.") || intern_has_prefix(&s->names, qual, "trl.")) &&
+           intern_contains(&s->names, qual, "Trainer");
 }
 
 static bool is_number(Syntax *s, const IrValue *x)
 {
     return x->node && s->toks.v[s->nodes[x->node].first_tok].kind == T_NUMBER;
+}
+
+/* torch.float16, x.dtype, a name with dtype in it: .to() given a dtype. */
+static bool names_a_dtype(const Interner *n, const IrValue *x)
+{
+    static const char *const dtypes[] = {"torch.float", "torch.bfloat", "torch.int", "torch.half", "torch.bool"};
+    for (size_t i = 0; i < sizeof dtypes / sizeof dtypes[0]; i++)
+        if (intern_has_prefix(n, x->qual, dtypes[i]))
+            return true;
+    return intern_contains(n, x->name, "dtype");
 }
 
 /* Whether value v, given as a device, may be a GPU: a CUDA string or
@@ -67,8 +53,7 @@ static bool may_be_gpu(Syntax *s, const IrFunction *f, ValueId v, int depth)
         return true;
     if (x->op == IR_CONST)
         return is_number(s, x);   /* .to(0), device=1 */
-    if (text_has(s, x->name, "dtype") || starts(s, x->qual, "torch.float") || starts(s, x->qual, "torch.bfloat") ||
-        starts(s, x->qual, "torch.int") || starts(s, x->qual, "torch.half") || starts(s, x->qual, "torch.bool"))
+    if (names_a_dtype(&s->names, x))
         return false;
     if ((x->op == IR_PHI || x->op == IR_BOOLOP) && depth < 4) {   /* "mps" if ... else "cpu": either */
         for (uint32_t i = 0; i < x->nargs; i++)
@@ -76,7 +61,7 @@ static bool may_be_gpu(Syntax *s, const IrFunction *f, ValueId v, int depth)
                 return true;
         return false;
     }
-    if (x->op == IR_CALL && x->nargs > 1 && text_is(s, f->values.v[x->args[0]].qual, "torch.device"))
+    if (x->op == IR_CALL && x->nargs > 1 && intern_is(&s->names, f->values.v[x->args[0]].qual, "torch.device"))
         return depth < 4 && may_be_gpu(s, f, x->args[1], depth + 1);   /* torch.device(args.device) */
     return !(x->roles & ROLE_DEVICE);   /* a device without CUDA in it is the CPU */
 }
@@ -88,15 +73,15 @@ static bool placing_call(Syntax *s, const IrFunction *f, const IrValue *v)
     const IrValue *callee = &f->values.v[v->args[0]];
     if (placing_library(s, callee->qual))
         return true;
-    bool to = callee->op == IR_ATTR && text_is(s, callee->name, "to");
-    if (callee->op == IR_ATTR && text_is(s, callee->name, "cuda"))
+    bool to = callee->op == IR_ATTR && intern_is(&s->names, callee->name, "to");
+    if (callee->op == IR_ATTR && intern_is(&s->names, callee->name, "cuda"))
         return true;
     for (uint32_t i = 1; i < v->nargs; i++) {
         uint32_t kw = v->kwnames ? v->kwnames[i] : 0;
-        bool device = kw ? text_is(s, kw, "device") || text_is(s, kw, "device_ids") ||
-                               text_is(s, kw, "output_device")
+        bool device = kw ? intern_is(&s->names, kw, "device") || intern_is(&s->names, kw, "device_ids") ||
+                               intern_is(&s->names, kw, "output_device")
                          : to;
-        if (kw && text_is(s, kw, "device_map"))
+        if (kw && intern_is(&s->names, kw, "device_map"))
             return true;
         if (device && may_be_gpu(s, f, v->args[i], 0))
             return true;

@@ -428,7 +428,8 @@ bool estimate_run(Syntax *s, const Ir *ir, const EstimateConfig *cfg, Estimate *
             other_optimized_models(s, ir, in);
         ParamTotals pt;
         tr_param_totals(&tr, &pt);
-        if (lc.model_name && loss_lost(s, ir, &t, result))   /* the library traced the model itself */
+        bool lost = loss_lost(s, ir, &t, result);
+        if (lc.model_name && lost)   /* the library traced the model itself */
             interp_note(in, 0, "the loss is computed from a value pfc does not follow: what the script computes "
                                "after the model's output is not counted");
         if (tr.error)
@@ -445,7 +446,7 @@ bool estimate_run(Syntax *s, const Ir *ir, const EstimateConfig *cfg, Estimate *
                        ? arena_printf(s->arena, "no model found: %s", interp_factory_unread(in))
                        : "no model found: neither a known from_pretrained/torchvision name "
                                       "nor an nn.Module defined in the file reached the step";
-        else if (!tr.ops.n || !tr_params_used(&tr) || (loss_lost(s, ir, &t, result) && !lc.model_name))
+        else if (!tr.ops.n || !tr_params_used(&tr) || (lost && !lc.model_name))
             *why = forward_not_followed(s, in);
         else if (!project_places_on_gpu(s, ir, in))
             *why = arena_printf(s->arena, "the script never moves its model or tensors to a CUDA GPU (no .cuda(), "

@@ -53,9 +53,13 @@ void refuse_unread(Interp *in, const AVal *v, int pos, const char *kw, const cha
         refuse(in, missing_config(in, what, v));
         return;
     }
+    refuse(in, arena_printf(in->a, "%s is not a number pfc can read%s", what, arg_shown(in, pos, kw)));
+}
+
+const char *arg_shown(Interp *in, int pos, const char *kw)
+{
     const char *src = interp_arg_source(in, pos, kw);
-    refuse(in, src ? arena_printf(in->a, "%s is not a number pfc can read (%s)", what, src)
-                   : arena_printf(in->a, "%s is not a number pfc can read", what));
+    return src ? arena_printf(in->a, " (%s)", src) : "";
 }
 
 /* A module's size (features, channels, embeddings, heads): a positive
@@ -397,7 +401,7 @@ AVal *lib_call(Interp *in, const char *q, Args *a)
         return torch_call(in, leaf(q), a);
     /* torch.special.*, torch.linalg.*, einops, a fused kernel, a library's
      * wrapper: whatever the function, what is passed to it is not dropped */
-    return unmodelled_call(in, arena_printf(in->a, "`%s`", q), a);
+    return unmodelled_call(in, q, a);
 }
 
 /* A model, an optimizer or a loader: what wrappers take and give back. */
@@ -406,11 +410,20 @@ static bool runtime_object(const AVal *v)
     return v->k == AV_OBJECT && (v->obj->is_module || v->obj->nn == NN_OPTIMIZER || v->obj->nn == NN_LOADER);
 }
 
-AVal *unmodelled_call(Interp *in, const char *what, Args *a)
+/* How the notes name an unmodelled call: `qual`, else the script's text of
+ * the call. Built only when a note needs it: most unknown calls carry
+ * neither a tensor nor the model. */
+static const char *call_named(Interp *in, const char *qual)
+{
+    const char *src = qual ? qual : interp_call_source(in);
+    return src ? arena_printf(in->a, "`%s`", src) : "a call pfc cannot follow";
+}
+
+AVal *unmodelled_call(Interp *in, const char *qual, Args *a)
 {
     AVal *x = arg(a, 0, NULL);
     if (x && x->k == AV_TENSOR)
-        return assumed_op(in, x, what);
+        return assumed_op(in, x, call_named(in, qual));
     AVal *model = NULL;
     uint32_t objects = 0;
     for (uint32_t i = 0; i < a->n; i++) {
@@ -420,6 +433,7 @@ AVal *unmodelled_call(Interp *in, const char *what, Args *a)
     }
     if (!model)
         return av_unknown(in);
+    const char *what = call_named(in, qual);
     interp_model_passed(in, what);
     if (objects < 2) {
         interp_note(in, in->cur_node, arena_printf(in->a, "%s is not modelled: the model is taken as returned "

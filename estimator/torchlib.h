@@ -19,7 +19,8 @@ bool ends(const char *s, const char *suffix);
 const char *leaf(const char *q);
 bool int_arg(const Args *a, int pos, const char *kw, int64_t *out);
 int64_t int_or(const Args *a, int pos, const char *kw, int64_t dflt);
-void refuse(Interp *in, const char *why);
+/* " (the script's text of the argument)", or "" when the call does not show it. */
+const char *arg_shown(Interp *in, int pos, const char *kw);
 void refuse_unread(Interp *in, const AVal *v, int pos, const char *kw, const char *module);
 int64_t size_arg(Interp *in, const Args *a, int pos, const char *kw, int64_t dflt, const char *module);
 int64_t count_arg(Interp *in, const Args *a, int pos, const char *kw, int64_t dflt, const char *module);

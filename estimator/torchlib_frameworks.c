@@ -378,11 +378,11 @@ static bool is_lightning(const char *q, const char *cls)
     return eq(last + 1, cls);
 }
 
+static AVal *fabric(Interp *in, Args *a);
+
 /* Objects that hold the run's configuration: argparse, deepspeed,
  * Accelerate, the Hugging Face Trainer and its argument parser, config
  * files. */
-static AVal *fabric(Interp *in, Args *a);
-
 AVal *config_call(Interp *in, const char *q, Args *a)
 {
     if (eq(q, "transformers.HfArgumentParser") || eq(q, "trl.TrlParser")) {

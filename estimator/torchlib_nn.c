@@ -72,10 +72,9 @@ static bool flag_arg(Interp *in, const Args *a, int pos, const char *kw, bool df
     bool known = false, t = v ? av_truth(v, &known) : false;
     if (!v || known)
         return v ? t : dflt;
-    const char *src = interp_arg_source(in, pos, kw);
-    interp_note(in, in->cur_node, arena_printf(in->a, "%s's %s%s%s%s is not a value pfc can read: taken as %s "
-                                                      "(its default)", module, kw, src ? " (" : "",
-                                               src ? src : "", src ? ")" : "", dflt ? "True" : "False"));
+    interp_note(in, in->cur_node, arena_printf(in->a, "%s's %s%s is not a value pfc can read: taken as %s "
+                                                      "(its default)", module, kw, arg_shown(in, pos, kw),
+                                               dflt ? "True" : "False"));
     return dflt;
 }
 
@@ -110,9 +109,8 @@ AVal *nn_embedding_from_pretrained(Interp *in, Args *a)
     AVal *m = new_module(in, NN_EMBEDDING, &o);
     AVal *t = arg(a, 0, "embeddings");
     if (!t || t->k != AV_TENSOR || t->nd != 2) {
-        const char *src = interp_arg_source(in, 0, "embeddings");
         refuse(in, arena_printf(in->a, "nn.Embedding.from_pretrained's embeddings are not a 2-D tensor whose shape "
-                                       "pfc can read%s%s%s", src ? " (" : "", src ? src : "", src ? ")" : ""));
+                                       "pfc can read%s", arg_shown(in, 0, "embeddings")));
         return m;
     }
     o->a = t->dim[0];
@@ -253,10 +251,9 @@ static AVal *nn_rnn(Interp *in, const char *name, Args *a)
     /* directions: twice the weights or not, not a default to assume */
     AVal *bi = arg(a, -1, "bidirectional");
     bool known = true, two = bi && av_truth(bi, &known);
-    const char *src = known ? NULL : interp_arg_source(in, -1, "bidirectional");
     if (!known)
-        refuse(in, arena_printf(in->a, "%s's bidirectional is not a value pfc can read%s%s%s", what,
-                                src ? " (" : "", src ? src : "", src ? ")" : ""));
+        refuse(in, arena_printf(in->a, "%s's bidirectional is not a value pfc can read%s", what,
+                                arg_shown(in, -1, "bidirectional")));
     o->stride = two ? 2 : 1;
     if (o->c > NN_MAX_LAYERS) {
         refuse(in, arena_printf(in->a, "%s's num_layers is %lld: more layers than pfc can estimate (%d)", what,
@@ -342,16 +339,13 @@ static AVal *nn_parameter(Interp *in, const char *name, Args *a)
     AVal *p = av_new(in, AV_PARAM);
     (void)name;
     if (!t || t->k != AV_TENSOR) {   /* a parameter of no size would be a silent zero */
-        const char *src = interp_arg_source(in, 0, "data");
-        refuse(in, arena_printf(in->a, "nn.Parameter's data is not a tensor whose shape pfc can read%s%s%s",
-                                src ? " (" : "", src ? src : "", src ? ")" : ""));
+        refuse(in, arena_printf(in->a, "nn.Parameter's data is not a tensor whose shape pfc can read%s",
+                                arg_shown(in, 0, "data")));
         return p;
     }
-    p->param = t && t->k == AV_TENSOR ? param(in, numel_of(t)) : 0;
-    if (t && t->k == AV_TENSOR) {
-        p->nd = t->nd;
-        memcpy(p->dim, t->dim, sizeof p->dim);
-    }
+    p->param = param(in, numel_of(t));
+    p->nd = t->nd;
+    memcpy(p->dim, t->dim, sizeof p->dim);
     return p;
 }
 
