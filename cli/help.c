@@ -46,6 +46,8 @@ static const HelpOpt lint_opts[] = {
      "configuration applies)"},
     {"-q, --quiet", NULL, "print the findings only: no summary, no \"Fixed\" line"},
     {"--no-cache", NULL, "neither read nor write the result cache (.pfc_cache/)"},
+    {"--analyse-all", NULL, "run the rules on every file, also those that name no training\n"
+     "library, module or method (skipped by default: no rule can fire there)"},
     {"-j, --jobs", "N", "files linted in parallel (default: all cores)"},
     {"-h, --help", NULL, "print this help"},
     {NULL, NULL, NULL},

@@ -35,6 +35,7 @@ typedef struct LintOptions {
     bool fix, unsafe_fixes, diff, show_fixes;
     bool target_set, fail_on_set;   /* given on the command line: beats the config */
     bool quiet, show_settings, isolated;
+    bool analyse_all;               /* --analyse-all: no file is skipped as naming no training code */
     const char *output_file, *stdin_filename;
     const char *config_file;        /* --config PATH */
     Buf config_inline;              /* --config "key = value" lines, as TOML */
@@ -183,6 +184,7 @@ static bool parse_lint_flag(const char *a, LintOptions *o)
         {"-q", offsetof(LintOptions, quiet)},
         {"--show-settings", offsetof(LintOptions, show_settings)},
         {"--isolated", offsetof(LintOptions, isolated)},
+        {"--analyse-all", offsetof(LintOptions, analyse_all)},
     };
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
         if (strcmp(a, flags[i].name) == 0) {
@@ -587,6 +589,7 @@ static uint64_t settings_hash(const LintOptions *o)
     for (int i = 0; i < o->extend_select.n; i++)
         buf_printf(&b, "e %s|", o->extend_select.v[i]);
     buf_printf(&b, "unsafe %d|", o->unsafe_fixes);   /* the [*] marks depend on it */
+    buf_printf(&b, "all %d|", o->analyse_all);       /* a check of the skip must not replay it */
     uint64_t h = XXH3_64bits(b.v, b.n);
     buf_free(&b);
     return h;
@@ -627,16 +630,20 @@ static void analyse(const LintOptions *o, const Config *cfg, const char *path, c
     /* rules need a whole tree: a file with syntax errors reports only those;
      * with no rule enabled for the file (--select E999) nothing is lowered */
     if (!s->diags.n && any_rule_enabled(o, cfg, path)) {
-        Ir ir;
         ProjectRequest *req = project_request_new(o->project, path);
-        IrProjectHook hook = project_hook(req);
-        ir_build_in_project(&ir, s, &hook);   /* imports of the project's own modules */
+        /* a file that names no training library, module or method cannot
+         * reach a premise: it is not lowered (docs/performance.md) */
+        if (o->analyse_all || passes_names_training(s) || project_request_relevant(req, src, len)) {
+            Ir ir;
+            IrProjectHook hook = project_hook(req);
+            ir_build_in_project(&ir, s, &hook);   /* imports of the project's own modules */
+            passes_run(s, &ir, &all);
+            check_target(o, cfg, path, s, &ir, &all);
+            sort_findings(&all);
+        }
         if (deps)
             project_request_deps(req, deps);
         project_request_free(req);
-        passes_run(s, &ir, &all);
-        check_target(o, cfg, path, s, &ir, &all);
-        sort_findings(&all);
     }
     FindingVec enabled = {0};
     memset(shown, 0, sizeof *shown);

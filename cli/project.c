@@ -452,13 +452,19 @@ static Memo memoized(Project *P, uint32_t m, int levels, bool relevance);
 /* ---- relevance: most imported modules (a stdlib, utilities) can say nothing */
 
 /* A "cuda" or 'cuda:0' string: a device, even in a module importing no torch. */
+/* A string that is "cuda" or starts "cuda:" ('cudarrl;', an HTML entity, is
+ * not). Found from its opening quote: quotes are rarer than any letter of
+ * the word, and every module of the project is scanned. */
 static bool mentions_cuda(const char *src, uint32_t len)
 {
-    for (const char *p = src, *end = src + len; (p = memmem(p, (size_t)(end - p), "cuda", 4));
-         p += 4)
-        if (p > src && (p[-1] == '"' || p[-1] == '\'') && p + 4 < end &&
-            (p[4] == '"' || p[4] == '\'' || p[4] == ':'))
-            return true;   /* not 'cudarrl;' (an HTML entity) */
+    const char *end = src + len;
+    for (int k = 0; k < 2; k++) {
+        char quote = k ? '\'' : '"';
+        for (const char *q = src; (q = memchr(q, quote, (size_t)(end - q))); q++)
+            if (end - q > 5 && memcmp(q + 1, "cuda", 4) == 0 &&
+                (q[5] == '"' || q[5] == '\'' || q[5] == ':'))
+                return true;
+    }
     return false;
 }
 
@@ -841,6 +847,31 @@ ProjectRequest *project_request_new(Project *p, const char *path)
     r->P = p;
     r->path = path;
     return r;
+}
+
+bool project_request_relevant(ProjectRequest *r, const char *src, uint32_t len)
+{
+    if (mentions_cuda(src, len))
+        return true;
+    Project *P = r->P;
+    char *dir = linted_dir(r->path);   /* thread-safe: outside the lock */
+    if (!dir)
+        return true;   /* nothing to resolve from: let the lowering decide */
+    IdVec imports = {0};
+    pthread_mutex_lock(&P->lock);
+    Importer im = {P, dir, root_of(P, dir), MAX_IMPORT_DEPTH, &r->reads};
+    Scan sc = {&im, src, src + len, &imports, false};
+    scan_imports(&sc);
+    bool relevant = sc.library;
+    for (uint32_t i = 0; !relevant && i < imports.n; i++) {
+        Memo dep = memoized(P, imports.v[i], MAX_IMPORT_DEPTH, true);
+        absorb(&r->reads, &dep, memo_ref(imports.v[i], MAX_IMPORT_DEPTH, true));
+        relevant = dep.relevant;
+    }
+    pthread_mutex_unlock(&P->lock);
+    free(imports.v);
+    free(dir);
+    return relevant;
 }
 
 IrProjectHook project_hook(ProjectRequest *r)

@@ -31,6 +31,12 @@ void project_free(Project *p);   /* NULL is fine */
  * ir_build_in_project; the summaries it reads live until project_request_free. */
 ProjectRequest *project_request_new(Project *p, const char *path);
 IrProjectHook project_hook(ProjectRequest *r);
+/* Can the file's facts involve training: does its source (`len` bytes) hold
+ * a "cuda" string, import a training library, or import a project module
+ * that can (the relevance its imports get when it is lowered)? What the
+ * answer read goes into the request's deps, so that a module that starts to
+ * import torch re-lints the file. */
+bool project_request_relevant(ProjectRequest *r, const char *src, uint32_t len);
 /* What the facts read, as cache-entry text ("F|D <hash> <path>" lines). */
 void project_request_deps(const ProjectRequest *r, Buf *out);
 void project_request_free(ProjectRequest *r);   /* NULL is fine */

@@ -31,6 +31,13 @@ struct RuleCtx {
 const RuleInfo *rules_all(size_t *n);
 const RuleInfo *rule_by_code(const char *code);
 
+/* Whether a rule could fire on a file by what it names: every premise starts
+ * from a model, a loss, an optimizer, a loader or a library object, and a file
+ * that imports no training library (the caller asks the project that) can
+ * only make one by use, through the names listed in registry.c. False means
+ * no rule can fire, so the file need not be lowered. */
+bool passes_names_training(const Syntax *S);
+
 /* Runs every rule over a parsed file (without syntax errors). */
 void passes_run(Syntax *S, const Ir *ir, FindingVec *out);
 

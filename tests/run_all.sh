@@ -39,6 +39,7 @@ done
 SUITES="
 run_golden.sh
 order.sh
+gate.sh
 robustness.sh
 cli.sh
 inputs.sh
