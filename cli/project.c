@@ -131,6 +131,11 @@ struct Project {
     Module *mods;
     uint32_t nmods, capmods;
     PathMap probe_map, mod_map;
+    /* find_module's answers: "dir\ntext" -> index into finds */
+    PathMap find_map;
+    struct Found { int64_t id; uint32_t absent_at, nabsent; } *finds;
+    uint32_t nfinds, capfinds;
+    IdVec found_absent;  /* the absent paths each answer recorded, in runs */
     /* linted files' directories as named -> absolute (NULL: unresolvable) */
 };
 
@@ -381,7 +386,7 @@ static int64_t resolve_in(Importer *im, const char *base, const char *dotted)
 }
 
 /* A module as an import writes it, from the importing file's directory. */
-static int64_t find_module(Importer *im, const char *text)
+static int64_t find_module_uncached(Importer *im, const char *text)
 {
     size_t dots = strspn(text, ".");
     const char *root = im->P->probes[im->root].path;
@@ -402,6 +407,43 @@ static int64_t find_module(Importer *im, const char *text)
     if (id < 0 && strcmp(root, im->dir) != 0)
         id = resolve_in(im, root, text);
     return id;
+}
+
+/* find_module, memoized per (directory, text) for the run: every module of
+ * a standard library imports os and sys, and each answer costs several
+ * probes. The root is a function of the directory, and probes are looked up
+ * once per run, so an answer never changes; the absent paths it recorded
+ * are recorded again for each asker's cache entry. */
+static int64_t find_module(Importer *im, const char *text)
+{
+    Project *P = im->P;
+    size_t dl = strlen(im->dir), tl = strlen(text);
+    char *key = malloc(dl + tl + 2);
+    if (!key)
+        abort();
+    memcpy(key, im->dir, dl);
+    key[dl] = '\n';
+    memcpy(key + dl + 1, text, tl + 1);
+    int64_t at = map_get(&P->find_map, key);
+    if (at < 0) {
+        uint32_t before = im->into->closure.n;
+        int64_t id = find_module_uncached(im, text);
+        P->finds = grow(P->finds, &P->capfinds, P->nfinds, sizeof *P->finds);
+        struct Found *f = &P->finds[P->nfinds];
+        f->id = id;
+        f->absent_at = P->found_absent.n;
+        f->nabsent = 0;
+        for (uint32_t i = before; i < im->into->closure.n; i++)
+            if (im->into->closure.v[i] & ABSENT_BIT)
+                id_push(&P->found_absent, im->into->closure.v[i]), f->nabsent++;
+        map_put(&P->find_map, key, P->nfinds++);
+        return id;
+    }
+    free(key);
+    const struct Found *f = &P->finds[at];
+    for (uint32_t i = 0; i < f->nabsent; i++)
+        id_push(&im->into->closure, P->found_absent.v[f->absent_at + i]);
+    return f->id;
 }
 
 /* ---- summaries --------------------------------------------------------------------------- */
@@ -524,10 +566,14 @@ static void scan_import(Scan *sc, const char *module, const char *name)
         sc->library = true;
         return;
     }
-    if (name && *name && snprintf(sub, sizeof sub, "%s%s%s", module,
-                                  module[strlen(module) - 1] == '.' ? "" : ".", name) <
-                             (int)sizeof sub)
+    size_t ml = strlen(module), nl = name ? strlen(name) : 0;
+    bool dot = ml && module[ml - 1] != '.';
+    if (nl && ml + dot + nl < sizeof sub) {   /* module.name, or .name after dots */
+        memcpy(sub, module, ml);
+        sub[ml] = '.';
+        memcpy(sub + ml + dot, name, nl + 1);
         id = find_module(sc->im, sub);
+    }
     if (id < 0)
         id = find_module(sc->im, module);
     if (id >= 0)
@@ -579,6 +625,9 @@ static void scan_statement(Scan *sc)
 static void scan_imports(Scan *sc)
 {
     while (sc->p < sc->end && !sc->library) {
+        uint64_t w;   /* indentation: eight spaces at a time */
+        while (sc->end - sc->p >= 8 && (memcpy(&w, sc->p, 8), w == 0x2020202020202020ull))
+            sc->p += 8;
         while (sc->p < sc->end && (*sc->p == ' ' || *sc->p == '\t'))
             sc->p++;
         if (sc->p < sc->end && (*sc->p == 'f' || *sc->p == 'i'))
@@ -1100,6 +1149,11 @@ void project_free(Project *P)
     free(P->probes);
     free(P->probe_map.slots);
     free(P->mod_map.slots);
+    for (uint32_t i = 0; P->find_map.slots && i <= P->find_map.mask; i++)
+        free((char *)P->find_map.slots[i].path);
+    free(P->find_map.slots);
+    free(P->finds);
+    free(P->found_absent.v);
     free(P->inputs_root);
     pthread_mutex_destroy(&P->lock);
     free(P);
