@@ -58,6 +58,12 @@ typedef struct Lowerer {
     NameSet module_assigned;
 } Lowerer;
 
+/* Doubles the room of a function's values while it is lowered (malloc'ed
+ * until ir_end_scope moves them into the arena). */
+void ir_values_reserve(IrFunction *f);
+/* Ends a scope begun on fs: frees its definition table, back to outer. */
+void ir_end_scope(Lowerer *L, FnState *fs, FnState *outer);
+
 /* lower.c */
 ValueId ir_new_value(Lowerer *L, IrOp op, uint32_t node, BlockId b);
 ValueId ir_emit(Lowerer *L, IrOp op, uint32_t node);

@@ -1,10 +1,52 @@
 /* CST -> SSA lowering (Braun et al. 2013), one IrFunction per scope. */
 #include "internal.h"
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- values and blocks -------------------------------------------------------------- */
 
 static IrFunction *fn(Lowerer *L) { return &L->ir->funcs.v[L->fs->fn]; }
+
+/* While its function is lowered, the values live in a malloc'ed array that
+ * doubles by realloc; ir_end_scope moves them into the arena at their exact
+ * count. Doubling inside the arena would leave every outgrown copy behind:
+ * about as much again as the values themselves (64 bytes each, a million in
+ * a 10 MB module). Doubles the room of f's values. */
+void ir_values_reserve(IrFunction *f)
+{
+    uint32_t cap = f->values.cap ? f->values.cap * 2 : 16;
+    IrValue *v = realloc(f->values.v, (size_t)cap * sizeof *v);
+    if (!v)
+        abort();
+    f->values.v = v;
+    f->values.cap = cap;
+}
+
+/* A block's values, predecessors and successors: malloc'ed while the
+ * function is lowered, moved into the arena at their exact size by
+ * ir_end_scope (most hold one or two, so arena doubling from 16 would cost
+ * a block about 190 bytes). */
+static uint32_t *id_list_grow(uint32_t *v, uint32_t *cap)
+{
+    *cap = *cap ? *cap * 2 : 4;
+    v = realloc(v, (size_t)*cap * sizeof *v);
+    if (!v)
+        abort();
+    return v;
+}
+
+#define LIST_PUSH(vec, x) do { \
+        if ((vec).n == (vec).cap) \
+            (vec).v = id_list_grow((vec).v, &(vec).cap); \
+        (vec).v[(vec).n++] = (x); \
+    } while (0)
+
+static void list_settle(Arena *A, uint32_t **v, uint32_t n)
+{
+    uint32_t *growing = *v;
+    *v = n ? arena_copy(A, growing, n * sizeof *growing) : NULL;
+    free(growing);
+}
 
 ValueId ir_new_value(Lowerer *L, IrOp op, uint32_t node, BlockId b)
 {
@@ -17,7 +59,9 @@ ValueId ir_new_value(Lowerer *L, IrOp op, uint32_t node, BlockId b)
     v.grad = (uint8_t)L->fs->grad;
     v.flags = L->fs->grad_forced ? IRV_GRAD_FORCED : 0;
     ValueId id = f->values.n;
-    VEC_PUSH(L->A, f->values, v);
+    if (f->values.n == f->values.cap)
+        ir_values_reserve(f);
+    f->values.v[f->values.n++] = v;
     return id;
 }
 
@@ -25,7 +69,7 @@ ValueId ir_new_value(Lowerer *L, IrOp op, uint32_t node, BlockId b)
 static ValueId emit(Lowerer *L, IrOp op, uint32_t node)
 {
     ValueId id = ir_new_value(L, op, node, L->fs->cur);
-    VEC_PUSH(L->A, fn(L)->blocks.v[L->fs->cur].values, id);
+    LIST_PUSH(fn(L)->blocks.v[L->fs->cur].values, id);
     return id;
 }
 
@@ -73,8 +117,8 @@ static void add_edge(Lowerer *L, BlockId from, BlockId to)
     if (block_dead(L, from))
         return;   /* code after return/break: nothing flows out of it */
     IrFunction *f = fn(L);
-    VEC_PUSH(L->A, f->blocks.v[from].succs, to);
-    VEC_PUSH(L->A, f->blocks.v[to].preds, from);
+    LIST_PUSH(f->blocks.v[from].succs, to);
+    LIST_PUSH(f->blocks.v[to].preds, from);
 }
 
 /* After return/raise/break/continue: following code is unreachable. */
@@ -98,12 +142,39 @@ static void defs_grow(Lowerer *L, FnState *fs)
     uint32_t old = fs->defs_mask + 1;
     DefEntry *o = fs->defs;
     uint32_t size = fs->defs ? old * 2 : 16;   /* most functions define a few names */
-    fs->defs = arena_zalloc(L->A, size * sizeof *fs->defs);
+    /* malloc'ed, not in the arena: the table lives only while its function
+     * is lowered (ir_end_scope frees it), and a module of a 10 MB file would
+     * otherwise keep every table it outgrew until the file is done */
+    fs->defs = calloc(size, sizeof *fs->defs);
+    if (!fs->defs)
+        abort();
     fs->defs_mask = size - 1;
     fs->ndefs = 0;
     for (uint32_t i = 0; o && i < old; i++)
         if (o[i].value)
             ir_write_var(L, o[i].var, o[i].block, o[i].value);
+    free(o);
+}
+
+void ir_end_scope(Lowerer *L, FnState *fs, FnState *outer)
+{
+    free(fs->defs);
+    fs->defs = NULL;
+    IrFunction *f = &L->ir->funcs.v[fs->fn];
+    IrValue *growing = f->values.v;
+    f->values.v = arena_copy(L->A, growing, f->values.n * sizeof *growing);
+    f->values.cap = f->values.n;
+    free(growing);
+    for (uint32_t b = 0; b < f->blocks.n; b++) {
+        IrBlock *k = &f->blocks.v[b];
+        list_settle(L->A, &k->values.v, k->values.n);
+        list_settle(L->A, &k->preds.v, k->preds.n);
+        list_settle(L->A, &k->succs.v, k->succs.n);
+        k->values.cap = k->values.n;
+        k->preds.cap = k->preds.n;
+        k->succs.cap = k->succs.n;
+    }
+    L->fs = outer;
 }
 
 void ir_write_var(Lowerer *L, uint64_t var, BlockId b, ValueId v)
@@ -199,7 +270,7 @@ static ValueId new_phi(Lowerer *L, BlockId b, uint64_t var)
     fn(L)->values.v[phi].name = (uint32_t)var;
     /* phis go first in their block: insert at the front */
     IrBlock *blk = &fn(L)->blocks.v[b];
-    VEC_PUSH(L->A, blk->values, phi);
+    LIST_PUSH(blk->values, phi);
     memmove(blk->values.v + 1, blk->values.v, (blk->values.n - 1) * sizeof(ValueId));
     blk->values.v[0] = phi;
     return phi;

@@ -731,9 +731,9 @@ static int new_function(Lowerer *L, uint32_t node, uint32_t name, ScopeKind kind
     int idx = (int)L->ir->funcs.n;
     VEC_PUSH(L->A, L->ir->funcs, f);
     IrFunction *nf = &L->ir->funcs.v[idx];
-    IrValue placeholder;
-    memset(&placeholder, 0, sizeof placeholder);
-    VEC_PUSH(L->A, nf->values, placeholder);
+    ir_values_reserve(nf);   /* value 0 means none: a zeroed placeholder */
+    memset(&nf->values.v[0], 0, sizeof nf->values.v[0]);
+    nf->values.n = 1;
     IrBlock entry;
     memset(&entry, 0, sizeof entry);
     entry.sealed = true;
@@ -842,7 +842,7 @@ static int lower_function_body(Lowerer *L, uint32_t id, uint32_t name, ScopeKind
     }
     L->class_index = saved_class;
     resolve_function(&L->ir->funcs.v[idx]);
-    L->fs = outer;
+    ir_end_scope(L, &fs, outer);
     return idx;
 }
 
@@ -987,7 +987,7 @@ static void lower_class(Lowerer *L, uint32_t id)
     collect_bindings(L, body, &fs.assigned, &fs.globals);
     lower_block(L, body);
     resolve_function(&L->ir->funcs.v[idx]);
-    L->fs = outer;
+    ir_end_scope(L, &fs, outer);
     L->class_index = saved;
     /* a class of an imported base (MegatronModule, a project's BaseModel)
      * that defines forward() is a module */
@@ -1076,6 +1076,7 @@ void ir_build_in_project(Ir *ir, Syntax *syn, const IrProjectHook *hook)
     fs.assigned = L.module_assigned;
     lower_block(&L, syn->root);
     resolve_function(&ir->funcs.v[0]);
+    ir_end_scope(&L, &fs, NULL);
     index_module_defs(ir);
     index_class_methods(ir);
     if (hook && ir->import_nodes.n) {
