@@ -61,6 +61,8 @@ typedef struct Lowerer {
 /* Doubles the room of a function's values while it is lowered (malloc'ed
  * until ir_end_scope moves them into the arena). */
 void ir_values_reserve(IrFunction *f);
+/* Appends a block to a function being lowered (malloc'ed like its values). */
+void ir_block_push(IrFunction *f, const IrBlock *b);
 /* Ends a scope begun on fs: frees its definition table, back to outer. */
 void ir_end_scope(Lowerer *L, FnState *fs, FnState *outer);
 

@@ -48,6 +48,21 @@ static void list_settle(Arena *A, uint32_t **v, uint32_t n)
     free(growing);
 }
 
+/* The blocks too: most functions have a few (arena doubling from 16 would
+ * reserve 1 KB for each). */
+void ir_block_push(IrFunction *f, const IrBlock *b)
+{
+    if (f->blocks.n == f->blocks.cap) {
+        uint32_t cap = f->blocks.cap ? f->blocks.cap * 2 : 4;
+        IrBlock *v = realloc(f->blocks.v, (size_t)cap * sizeof *v);
+        if (!v)
+            abort();
+        f->blocks.v = v;
+        f->blocks.cap = cap;
+    }
+    f->blocks.v[f->blocks.n++] = *b;
+}
+
 ValueId ir_new_value(Lowerer *L, IrOp op, uint32_t node, BlockId b)
 {
     IrFunction *f = fn(L);
@@ -103,7 +118,7 @@ static BlockId new_block(Lowerer *L)
     b.loop_header = L->fs->nloops ? L->fs->loops[L->fs->nloops - 1].header : 0;
     b.loop_node = L->fs->nloops ? L->fs->loops[L->fs->nloops - 1].node : 0;
     BlockId id = f->blocks.n;
-    VEC_PUSH(L->A, f->blocks, b);
+    ir_block_push(f, &b);
     return id;
 }
 
@@ -174,6 +189,10 @@ void ir_end_scope(Lowerer *L, FnState *fs, FnState *outer)
         k->preds.cap = k->preds.n;
         k->succs.cap = k->succs.n;
     }
+    IrBlock *blocks = f->blocks.v;
+    f->blocks.v = arena_copy(L->A, blocks, f->blocks.n * sizeof *blocks);
+    f->blocks.cap = f->blocks.n;
+    free(blocks);
     L->fs = outer;
 }
 

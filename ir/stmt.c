@@ -737,7 +737,7 @@ static int new_function(Lowerer *L, uint32_t node, uint32_t name, ScopeKind kind
     IrBlock entry;
     memset(&entry, 0, sizeof entry);
     entry.sealed = true;
-    VEC_PUSH(L->A, nf->blocks, entry);
+    ir_block_push(nf, &entry);
     return idx;
 }
 
