@@ -143,6 +143,8 @@ struct ProjectRequest {
     Project *P;
     const char *path;    /* the linted file, as named */
     Memo reads;          /* what its facts read (closure and refs) */
+    char *dir;           /* linted_dir(path), once asked (NULL: none) */
+    bool dir_known;
 };
 
 /* The importing file while its imports resolve. */
@@ -851,6 +853,15 @@ static char *linted_dir(const char *path)
     return dir;
 }
 
+/* The request's directory: one lstat per linted file, not one per question. */
+static const char *request_dir(ProjectRequest *r)
+{
+    if (!r->dir_known)
+        r->dir = linted_dir(r->path);
+    r->dir_known = true;
+    return r->dir;
+}
+
 static void linted_hook(void *ctx, const Ir *ir, ProjectView *view)
 {
     ProjectRequest *r = ctx;
@@ -859,14 +870,13 @@ static void linted_hook(void *ctx, const Ir *ir, ProjectView *view)
     ir_project_imports(ir, &reqs);
     if (!names_project_candidate(&reqs))
         return;
-    char *dir = linted_dir(r->path);   /* thread-safe: outside the lock */
+    const char *dir = request_dir(r);   /* thread-safe: outside the lock */
     if (!dir)
         return;   /* no directory to resolve from: imports stay unknown */
     pthread_mutex_lock(&P->lock);
     Importer im = {P, dir, root_of(P, dir), MAX_IMPORT_DEPTH, &r->reads};
     resolve_requests(&im, ir, &reqs, view);
     pthread_mutex_unlock(&P->lock);
-    free(dir);
 }
 
 char *project_module_file(Project *P, const char *importer, const char *dotted)
@@ -903,7 +913,7 @@ bool project_request_relevant(ProjectRequest *r, const char *src, uint32_t len)
     if (mentions_cuda(src, len))
         return true;
     Project *P = r->P;
-    char *dir = linted_dir(r->path);   /* thread-safe: outside the lock */
+    const char *dir = request_dir(r);   /* thread-safe: outside the lock */
     if (!dir)
         return true;   /* nothing to resolve from: let the lowering decide */
     IdVec imports = {0};
@@ -919,7 +929,6 @@ bool project_request_relevant(ProjectRequest *r, const char *src, uint32_t len)
     }
     pthread_mutex_unlock(&P->lock);
     free(imports.v);
-    free(dir);
     return relevant;
 }
 
@@ -988,6 +997,7 @@ void project_request_free(ProjectRequest *r)
         return;
     free(r->reads.closure.v);
     free(r->reads.refs.v);
+    free(r->dir);
     free(r);
 }
 

@@ -588,6 +588,18 @@ static void escape_result(Lexer *L, const EscapeCheck *e, uint32_t start, uint32
 }
 
 /* A plain (non-f) string literal whose prefix starts at `start` and quote at q. */
+/* Does none of the eight bytes in w stop a string's scan: its quote (every
+ * byte of `quotes`), a backslash, a line end or a non-ASCII byte? Docstrings
+ * are a good part of most files, so their text is skipped eight at a time. */
+static bool string_run8(uint64_t w, uint64_t quotes)
+{
+#define HAS_ZERO_BYTE(v) (((v) - 0x0101010101010101ull) & ~(v) & 0x8080808080808080ull)
+    return !(HAS_ZERO_BYTE(w ^ quotes) | HAS_ZERO_BYTE(w ^ 0x5c5c5c5c5c5c5c5cull) |
+             HAS_ZERO_BYTE(w ^ 0x0a0a0a0a0a0a0a0aull) | HAS_ZERO_BYTE(w ^ 0x0d0d0d0d0d0d0d0dull) |
+             (w & 0x8080808080808080ull));
+#undef HAS_ZERO_BYTE
+}
+
 static void lex_plain_string(Lexer *L, uint32_t start, uint32_t q, int pfx)
 {
     const char *s = L->s;
@@ -595,7 +607,11 @@ static void lex_plain_string(Lexer *L, uint32_t start, uint32_t q, int pfx)
     bool triple = q + 2 < L->n && s[q + 1] == quote && s[q + 2] == quote;
     uint32_t p = q + (triple ? 3 : 1);
     bool non_ascii = false, backslash = false;
+    uint64_t quotes = 0x0101010101010101ull * (unsigned char)quote;
     for (;;) {
+        uint64_t w;
+        while (p + 8 <= L->n && (memcpy(&w, s + p, 8), string_run8(w, quotes)))
+            p += 8;
         if (p >= L->n || (!triple && (s[p] == '\n' || s[p] == '\r'))) {
             Token *t = emit(L, T_STRING, start, p);
             t->flags |= TF_STRING_UNTERMINATED | ((pfx & PFX_BYTES) ? TF_STRING_BYTES : 0);
