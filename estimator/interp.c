@@ -1177,6 +1177,8 @@ AVal *iter_items(Interp *in, AVal *seq)
             s->items[i] = av_str(in, seq->keys[i]);
         return s;
     }
+    if (seq->k == AV_OBJECT && seq->obj->nn == NN_NONE && obj_get(seq->obj, LIBRARY_BASE))
+        return iter_items(in, obj_get(seq->obj, LIBRARY_BASE));   /* class Blocks(nn.ModuleList) */
     if (seq->k == AV_OBJECT && seq->obj->nn == NN_MODULELIST)
         return obj_get(seq->obj, "__items__");
     if (seq->k == AV_OBJECT && seq->obj->nn == NN_SEQUENTIAL)
@@ -1651,6 +1653,8 @@ static AVal *subscript(Interp *in, AVal *base, AVal *idx)
         AVal *r = run_method(in, base, "__getitem__", &a, &found);
         if (found)
             return r;
+        if (base->obj->nn == NN_NONE && obj_get(base->obj, LIBRARY_BASE))   /* its library container's */
+            return subscript(in, obj_get(base->obj, LIBRARY_BASE), idx);
     }
     if (base->k == AV_OBJECT && base->obj->nn == NN_OUTPUT && idx->k == AV_INT)
         return attr_of_value(in, base, output_field(base->obj, idx->i));
@@ -2343,6 +2347,8 @@ void apply_store_subscr(Interp *in, AVal *base, AVal *key, AVal *val, AVal **pri
     prior = prior ? prior : &none;
     *prior = NULL;
     int64_t i;
+    if (base->k == AV_OBJECT && base->obj->nn == NN_NONE && obj_get(base->obj, LIBRARY_BASE))
+        base = obj_get(base->obj, LIBRARY_BASE);
     if (base->k == AV_OBJECT && (base->obj->nn == NN_MODULELIST || base->obj->nn == NN_SEQUENTIAL))
         base = obj_get(base->obj, "__items__") ? obj_get(base->obj, "__items__") : av_unknown(in);
     else if (base->k == AV_OBJECT && base->obj->nn == NN_MODULEDICT)
