@@ -298,7 +298,7 @@ static AVal *nn_simple(Interp *in, const char *name, Args *a)
 static bool parameterless(const char *name)
 {
     static const char *const names[] = {
-        "Unflatten", "AdaptiveMaxPool1d", "LPPool1d", "LPPool2d", "LPPool3d", "FractionalMaxPool2d",
+        "Unflatten", "LPPool1d", "LPPool2d", "LPPool3d", "FractionalMaxPool2d",
         "FractionalMaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d",
         "Hardtanh", "Hardsigmoid", "Hardshrink", "Softshrink", "Tanhshrink", "Softsign", "Threshold",
         "GLU", "Softmin", "Softmax2d", "LogSigmoid", "CELU", "SELU", "RReLU", "AlphaDropout",

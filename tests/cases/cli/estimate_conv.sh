@@ -322,3 +322,49 @@ step r4 'nn.Sequential(nn.Conv2d(3, 3, 1), nn.MaxPool2d(9))' 'torch.randn(2, 3, 
 verdict r4 <<'PY'
 check(RC == 1 and 'larger than its padded input' in E(), "a 9-wide pool on 8", f"rc {RC}: {E()}")
 PY
+
+echo "--- 10. a ResNet-style builder: *args, **kwargs and a class attribute read off the class passed in"
+# widths (4, 8), depth 2, Block.expansion 2, so each width w gives convs to 2w channels:
+#   3 -> 8: 3*8*9 = 216; 8 -> 8: 576; 8 -> 16: 1152; 16 -> 16: 2304; Linear(16, 10): 170; 4418
+cat > c10.py <<'PY'
+import torch
+import torch.nn as nn
+
+class Block(nn.Module):
+    expansion = 2
+    def __init__(self, cin, planes):
+        super().__init__()
+        self.conv = nn.Conv2d(cin, planes * self.expansion, 3, padding=1, bias=False)
+    def forward(self, x):
+        return self.conv(x)
+
+class Net(nn.Module):
+    def __init__(self, block, *widths, depth=1):
+        super().__init__()
+        layers = []
+        cin = 3
+        for w in widths:
+            for _ in range(depth):
+                layers.append(block(cin, w))
+                cin = w * block.expansion
+        self.body = nn.Sequential(*layers)
+        self.fc = nn.Linear(cin, 10)
+    def forward(self, x):
+        return self.fc(self.body(x).mean((2, 3)))
+
+def build(*args, **kwargs):
+    return Net(Block, *args, **kwargs)
+
+model = build(4, 8, depth=2).cuda()
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+x = torch.randn(2, 3, 16, 16, device="cuda")
+loss = model(x).sum()
+loss.backward()
+opt.step()
+PY
+est c10 c10.py
+verdict c10 <<'PY'
+check(J['params_total'] == 4418 and shapes('conv2d') == [(2, 8, 16, 16), (2, 8, 16, 16), (2, 16, 16, 16), (2, 16, 16, 16)]
+      and not J['assumptions'], "4418 parameters, four convs to 8, 8, 16, 16 channels, nothing assumed",
+      f"params {J['params_total']}, {shapes('conv2d')}, {J['assumptions']}")
+PY
