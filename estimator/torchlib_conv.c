@@ -97,15 +97,15 @@ static void conv_padding(Interp *in, const Args *a, bool transposed, Window *w, 
 
 /* The weight: (out, in/groups, *k) for a convolution, (in, out/groups, *k)
  * for a transposed one; the same count, out * in / groups * prod(k). */
-static uint32_t conv_weight(Interp *in, const Obj *o, const char *what)
+static uint32_t conv_weight(Interp *in, const Obj *o, int64_t groups, const char *what)
 {
-    if (o->a % o->groups || o->b % o->groups) {
+    if (o->a % groups || o->b % groups) {
         refuse(in, arena_printf(in->a, "%s's in_channels (%lld) and out_channels (%lld) must be divisible by "
-                                       "groups (%d): torch refuses it", what, (long long)o->a, (long long)o->b,
-                                o->groups));
+                                       "groups (%lld): torch refuses it", what, (long long)o->a, (long long)o->b,
+                                (long long)groups));
         return 0;
     }
-    uint64_t n = ck_mul((uint64_t)o->a / (uint64_t)o->groups, (uint64_t)o->b);
+    uint64_t n = ck_mul((uint64_t)(o->a / groups), (uint64_t)o->b);
     for (int i = 0; i < o->win->nsp; i++)
         n = ck_mul(n, (uint64_t)o->win->k[i]);
     return n ? tr_param(in->tr, n) : 0;
@@ -130,11 +130,11 @@ static AVal *nn_conv(Interp *in, const char *name, Args *a)
     if (transposed)
         sides(in, a, 5, "output_padding", w->nsp, 0, true, what, w->out_pad);
     conv_padding(in, a, transposed, w, what);
-    o->groups = (int)size_arg(in, a, 6, "groups", 1, what);
+    int64_t groups = size_arg(in, a, 6, "groups", 1, what);
     o->pad = transposed ? PAD_ZEROS : padding_mode(in, a, 8, what);
-    if (o->groups > 65536 || interp_error(in))
+    if (interp_error(in))
         return m;
-    o->w = conv_weight(in, o, what);
+    o->w = conv_weight(in, o, groups, what);
     o->bias = flag_arg(in, a, 7, "bias", true, what) ? param4(in, o->b, 1, 1, 1) : 0;
     return m;
 }
@@ -312,7 +312,8 @@ static bool scaled_side(Interp *in, AVal *s, int64_t side, int64_t *out, const c
         refuse(in, arena_printf(in->a, "%s's scale_factor is not a positive number pfc can read", what));
         return false;
     }
-    *out = (int64_t)floor((double)side * f);
+    double n = floor((double)side * f);
+    *out = n > (double)CK_DIM_MAX ? CK_DIM_MAX + 1 : (int64_t)n;   /* too large: the shape check refuses it */
     if (*out <= 0)
         refuse(in, arena_printf(in->a, "%s's scale_factor %g makes a side of %lld empty", what, f, (long long)side));
     return *out > 0;
