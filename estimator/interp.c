@@ -507,6 +507,31 @@ static AVal *constant(Interp *in, uint32_t node)
 static AVal *eval(Interp *in, Frame *fr, ValueId v);
 static AVal *exec_value(Interp *in, Frame *fr, ValueId v);
 
+/* What *args receives: the positional arguments no parameter took. */
+static AVal *rest_positionals(Interp *in, const Args *a, bool *used)
+{
+    AVal *s = av_seq(in, 0);
+    s->items = arena_zalloc(in->a, (a->n + 1) * sizeof *s->items);
+    for (uint32_t k = 0; k < a->n; k++)
+        if (!a->kw[k] && !used[k]) {
+            s->items[s->n++] = a->v[k];
+            used[k] = true;
+        }
+    return s;
+}
+
+/* What **kwargs receives: the keyword arguments no parameter named, in order. */
+static AVal *rest_keywords(Interp *in, const Args *a, bool *used)
+{
+    AVal *d = av_new(in, AV_DICT);
+    for (uint32_t k = 0; k < a->n; k++)
+        if (a->kw[k] && !used[k]) {
+            dict_set(in, d, a->kw[k], a->v[k], NULL);
+            used[k] = true;
+        }
+    return d;
+}
+
 /* Binds a call's arguments to a function's parameters (positional, keyword,
  * defaults evaluated in the defining scope, *args and **kwargs). */
 static void bind(Interp *in, Frame *fr, AVal *self, Args *a)
@@ -520,8 +545,13 @@ static void bind(Interp *in, Frame *fr, AVal *self, Args *a)
         const Node *pn = syn_node(in->S, p->node);
         const char *name = in_name(in, p->name);
         AVal *val = NULL;
-        if (node_token(in->S, pn, T_DOUBLESTAR) || node_token(in->S, pn, T_STAR)) {
-            fr->vals[pv] = av_unknown(in);
+        if (node_token(in->S, pn, T_STAR)) {   /* *args: the positionals left; none after it */
+            fr->vals[pv] = rest_positionals(in, a, used);
+            pos = a->n;
+            continue;
+        }
+        if (node_token(in->S, pn, T_DOUBLESTAR)) {   /* **kwargs (the last parameter): the keywords left */
+            fr->vals[pv] = rest_keywords(in, a, used);
             continue;
         }
         if (i == 0 && self && f->class_index >= 0) {
@@ -915,11 +945,20 @@ static AVal *library_pretrained(Interp *in, AVal *cls, Args *a)
     return self;
 }
 
+static AVal *class_attr(Interp *in, AVal *self, const char *name);
+
+/* C.name on a class of the project: from_pretrained of a library model's
+ * subclass, or a class attribute along its bases (ResNet's
+ * `planes * block.expansion`, with block the class passed in); a method
+ * read off the class is not a value pfc follows. */
 AVal *interp_class_attr(Interp *in, AVal *cls, const char *name)
 {
     if (strcmp(name, "from_pretrained") == 0 && library_base_of(in, (ClassRef){cls->mod, cls->fn}))
         return av_bound(in, cls, name);
-    return av_unknown(in);
+    Obj probe = {.cls = cls->fn, .mod = cls->mod};
+    AVal self = {.k = AV_OBJECT, .obj = &probe};
+    AVal *v = class_attr(in, &self, name);
+    return v && v->k != AV_FUNC ? v : av_unknown(in);
 }
 
 /* super().name: a method of the classes after C; else the library base's
@@ -1177,6 +1216,8 @@ AVal *iter_items(Interp *in, AVal *seq)
             s->items[i] = av_str(in, seq->keys[i]);
         return s;
     }
+    if (seq->k == AV_OBJECT && seq->obj->nn == NN_NONE && obj_get(seq->obj, LIBRARY_BASE))
+        return iter_items(in, obj_get(seq->obj, LIBRARY_BASE));   /* class Blocks(nn.ModuleList) */
     if (seq->k == AV_OBJECT && seq->obj->nn == NN_MODULELIST)
         return obj_get(seq->obj, "__items__");
     if (seq->k == AV_OBJECT && seq->obj->nn == NN_SEQUENTIAL)
@@ -1651,6 +1692,8 @@ static AVal *subscript(Interp *in, AVal *base, AVal *idx)
         AVal *r = run_method(in, base, "__getitem__", &a, &found);
         if (found)
             return r;
+        if (base->obj->nn == NN_NONE && obj_get(base->obj, LIBRARY_BASE))   /* its library container's */
+            return subscript(in, obj_get(base->obj, LIBRARY_BASE), idx);
     }
     if (base->k == AV_OBJECT && base->obj->nn == NN_OUTPUT && idx->k == AV_INT)
         return attr_of_value(in, base, output_field(base->obj, idx->i));
@@ -2343,6 +2386,8 @@ void apply_store_subscr(Interp *in, AVal *base, AVal *key, AVal *val, AVal **pri
     prior = prior ? prior : &none;
     *prior = NULL;
     int64_t i;
+    if (base->k == AV_OBJECT && base->obj->nn == NN_NONE && obj_get(base->obj, LIBRARY_BASE))
+        base = obj_get(base->obj, LIBRARY_BASE);
     if (base->k == AV_OBJECT && (base->obj->nn == NN_MODULELIST || base->obj->nn == NN_SEQUENTIAL))
         base = obj_get(base->obj, "__items__") ? obj_get(base->obj, "__items__") : av_unknown(in);
     else if (base->k == AV_OBJECT && base->obj->nn == NN_MODULEDICT)

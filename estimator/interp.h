@@ -54,7 +54,8 @@ struct AVal {
 typedef enum NnKind {
     NN_NONE, NN_LINEAR, NN_EMBEDDING, NN_LAYERNORM, NN_RMSNORM, NN_CONV2D, NN_CONVT2D, NN_BATCHNORM,
     NN_LSTM, NN_DROPOUT, NN_RELU, NN_GELU, NN_SILU, NN_TANH, NN_SIGMOID, NN_SOFTMAX,
-    NN_FLATTEN, NN_MAXPOOL, NN_AVGPOOL, NN_ADAPTIVEPOOL, NN_SEQUENTIAL, NN_MODULELIST,
+    NN_FLATTEN, NN_MAXPOOL, NN_AVGPOOL, NN_ADAPTIVEPOOL, NN_ADAPTIVEMAX, NN_INSTANCENORM, NN_RESAMPLE,
+    NN_PIXELSHUFFLE, NN_PAD, NN_SEQUENTIAL, NN_MODULELIST,
     NN_MODULEDICT, NN_IDENTITY, NN_CE_LOSS, NN_NLL_LOSS, NN_MSE_LOSS, NN_MHA, NN_TLAYER, NN_TDLAYER,
     NN_TSTACK, NN_TRANSFORMER, NN_HF, NN_VISION, NN_DIFFUSERS, NN_OPAQUE,
     NN_OPTIMIZER, NN_LOADER, NN_OUTPUT,
@@ -83,6 +84,7 @@ struct Obj {
     uint32_t *wall;        /* LSTM, attention and Transformer layers: their weights, as many
                               as the layer has (nwall, allocated with the layer) */
     uint32_t nwall;
+    const Window *win;     /* convolutions and pools: the window's geometry, per spatial side */
     const void *arch;      /* NN_HF: Arch; NN_VISION: name; NN_DIFFUSERS: UNetConfig;
                               Transformer layers: LayerConf */
 };

@@ -24,6 +24,19 @@ static bool in_ns(const char *q, const char *ns)
     return strncmp(q, ns, n) == 0 && q[n] == '.' && !strchr(q + n + 1, '.');
 }
 
+/* np.floor, np.ceil, np.sqrt, np.log of a Python number (int(np.floor(k / 2))
+ * sizes a padding): math's value as a float, as numpy returns float64;
+ * NULL for any other call or argument. */
+static AVal *numpy_scalar(Interp *in, const char *f, Args *a)
+{
+    double v;
+    if (!eq(f, "floor") && !eq(f, "ceil") && !eq(f, "sqrt") && !eq(f, "log"))
+        return NULL;
+    if (!arg(a, 0, NULL) || !av_num(arg(a, 0, NULL), &v) || a->n != 1)
+        return NULL;
+    return av_float(in, eq(f, "floor") ? floor(v) : eq(f, "ceil") ? ceil(v) : eq(f, "sqrt") ? sqrt(v) : log(v));
+}
+
 bool int_arg(const Args *a, int pos, const char *kw, int64_t *out)
 {
     AVal *v = arg(a, pos, kw);
@@ -384,6 +397,8 @@ AVal *lib_call(Interp *in, const char *q, Args *a)
         return builtin(in, q + 9, a);
     if (in_ns(q, "math"))
         return math_call(in, leaf(q), a);
+    if (in_ns(q, "numpy") && (r = numpy_scalar(in, leaf(q), a)))
+        return r;
     if (ends(q, "dataclasses.dataclass") || ends(q, "dataclass"))
         return arg(a, 0, NULL) ? arg(a, 0, NULL) : av_unknown(in);
     for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++)

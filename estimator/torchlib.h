@@ -50,10 +50,9 @@ AVal *torch_call(Interp *in, const char *f, Args *a);
 AVal *nn_module(Interp *in, const char *name, Args *a);
 AVal *nn_embedding_from_pretrained(Interp *in, Args *a);
 uint32_t param4(Interp *in, int64_t a, int64_t b, int64_t c, int64_t d);
-/* A square window's side (kernel_size, stride, padding, output_size): an
- * int or a tuple of equal ints; unreadable or unequal ones are refused. */
-int64_t side_arg(Interp *in, const Args *a, int pos, const char *kw, int64_t dflt, const char *module,
-                 bool zero_ok);
+/* A flag that changes what a module registers (bias=, affine=): a value
+ * pfc cannot read takes the default, and the report says so. */
+bool flag_arg(Interp *in, const Args *a, int pos, const char *kw, bool dflt, const char *module);
 /* Room in o->wall for a layer's n weights (zeroed). */
 uint32_t *weight_slots(Interp *in, Obj *o, uint32_t n);
 AVal *module_method(Interp *in, AVal *self, const char *name, Args *a);
@@ -64,6 +63,12 @@ AVal *transformer_module(Interp *in, const char *name, Args *a);   /* NULL: not 
 AVal *transformer_module_call(Interp *in, Obj *m, Args *a);
 AVal *square_subsequent_mask(Interp *in, Args *a);
 bool transformer_batch_first(const Obj *m);   /* a Transformer layer, stack or nn.Transformer */
+
+/* torchlib_conv.c: convolutions, pooling, InstanceNorm, resampling and
+ * padding in 1 to 3 spatial dimensions (modules and F.* forms) */
+AVal *window_module(Interp *in, const char *name, Args *a);       /* NULL: not one of them */
+AVal *window_module_call(Interp *in, Obj *m, AVal *x);
+AVal *window_functional(Interp *in, const char *name, Args *a);   /* NULL: not one of them */
 
 /* torchlib_functional.c */
 AVal *act(Interp *in, AVal *x, Act kind, bool inplace);

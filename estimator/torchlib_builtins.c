@@ -42,9 +42,12 @@ static AVal *b_len(Interp *in, const char *name, Args *a)
         Args none = {{0}, {0}, 0};
         bool found;
         AVal *r = run_method(in, x, "__len__", &none, &found);
-        return found ? r : av_unknown(in);
+        if (found)
+            return r;
     }
-    return av_unknown(in);
+    /* a ModuleList, Sequential or ModuleDict (or a class of the script derived from one) */
+    AVal *items = x && x->k == AV_OBJECT ? iter_items(in, x) : NULL;
+    return items ? av_int(in, items->n) : av_unknown(in);
 }
 
 /* int(), float() (of a number or a numeric string), abs(), round(). */

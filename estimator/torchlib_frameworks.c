@@ -107,10 +107,38 @@ AVal *runtime_call(Interp *in, const char *q, Args *a)
     return NULL;
 }
 
+/* torch.nn.parallel.data_parallel(module, inputs, device_ids, output_device,
+ * dim, module_kwargs): module(*inputs, **module_kwargs), a tensor being one
+ * input. Estimated as nn.DataParallel is, the whole batch through the one
+ * model on this GPU (torch gives each of device_ids a slice of it, so the
+ * activations are an upper bound), which the report says. */
+static AVal *data_parallel(Interp *in, Args *a)
+{
+    AVal *module = arg(a, 0, "module"), *inputs = arg(a, 1, "inputs"), *kw = arg(a, 5, "module_kwargs");
+    if (!module || !inputs)
+        return av_unknown(in);
+    Args call = {{0}, {0}, 0};
+    AVal *items = inputs->k == AV_SEQ ? inputs : NULL;
+    for (uint32_t i = 0; items ? i < items->n : i < 1; i++)
+        if (call.n < ARGS_MAX)
+            call.v[call.n++] = items ? items->items[i] : inputs;
+    for (uint32_t i = 0; kw && kw->k == AV_DICT && i < kw->n; i++)
+        if (call.n < ARGS_MAX) {
+            call.kw[call.n] = kw->keys[i];
+            call.v[call.n++] = kw->items[i];
+        }
+    interp_note(in, in->cur_node, "torch.nn.parallel.data_parallel: the whole batch is estimated through one "
+                                  "replica on this GPU, as nn.DataParallel is (torch splits it over device_ids, so "
+                                  "the activations are an upper bound)");
+    return call_value(in, module, &call);
+}
+
 /* Wrappers that run the same module (or iterate the same loader): the
  * result is their first argument. */
 AVal *wrapper_call(Interp *in, const char *q, Args *a)
 {
+    if (eq(q, "torch.nn.parallel.data_parallel") || eq(q, "torch.nn.parallel.data_parallel.data_parallel"))
+        return data_parallel(in, a);
     /* torch.compile: estimated as eager (estimate.c says so in an assumption line) */
     if (ends(q, "get_peft_model") || ends(q, "prepare_model_for_kbit_training") || eq(q, "torch.compile") ||
         strstr(q, "DistributedDataParallel") || strstr(q, "FullyShardedDataParallel") ||

@@ -1,5 +1,6 @@
-/* torch.nn.functional: activations, dropout, pooling, linear, losses,
- * scaled_dot_product_attention, pad. */
+/* torch.nn.functional: activations, dropout, linear, losses,
+ * scaled_dot_product_attention (convolution, pooling, padding and
+ * interpolation are in torchlib_conv.c). */
 #include "torchlib.h"
 #include <math.h>
 #include <stdlib.h>
@@ -72,23 +73,6 @@ static AVal *f_dropout(Interp *in, AVal *x, Args *a)
     return tensor_result(in, tr_dropout(in->tr, t, num_or(a, 1, "p", 0.5)));
 }
 
-static AVal *f_pool(Interp *in, const char *name, AVal *x, Args *a)
-{
-    TId t = av_gpu(in, x);
-    const char *what = arena_printf(in->a, "F.%s", name);
-    int k = (int)side_arg(in, a, 1, "kernel_size", 0, what, false);
-    int s = (int)side_arg(in, a, 2, "stride", k, what, false);   /* None: the kernel's */
-    int p = (int)side_arg(in, a, 3, "padding", 0, what, true);
-    return t && k ? tensor_result(in, tr_pool2d(in->tr, t, k, s, p, eq(name, "max_pool2d"))) : av_unknown(in);
-}
-
-static AVal *f_adaptive_pool(Interp *in, AVal *x, Args *a)
-{
-    TId t = av_gpu(in, x);
-    int64_t o = side_arg(in, a, 1, "output_size", 0, "F.adaptive_avg_pool2d", false);
-    return t && o ? tensor_result(in, tr_adaptive_pool(in->tr, t, o, o)) : av_unknown(in);
-}
-
 /* F.linear with an nn.Parameter weight (out_features x in_features). */
 static AVal *f_linear(Interp *in, AVal *x, Args *a)
 {
@@ -117,31 +101,12 @@ static AVal *f_loss(Interp *in, const char *name, AVal *x, Args *a)
     return NULL;
 }
 
-/* F.pad(x, (left, right, top, bottom, ...)): pairs from the last dimension
- * inwards; a new tensor, nothing kept for the backward. */
-static AVal *f_pad(Interp *in, AVal *x, AVal *pad)
-{
-    if (!x || x->k != AV_TENSOR)
-        return av_unknown(in);
-    AVal *p = pad ? iter_items(in, pad) : NULL;
-    int64_t dim[TR_MAXDIM];
-    memcpy(dim, x->dim, sizeof dim);
-    for (uint32_t i = 0; p && i < p->n; i += 2) {
-        int64_t lo, hi = 0;
-        int d = x->nd - 1 - (int)(i / 2);
-        if (d < 0 || !av_int_of(p->items[i], &lo) || (i + 1 < p->n && !av_int_of(p->items[i + 1], &hi)))
-            return assumed_op(in, x, "`F.pad` with sizes pfc cannot read");
-        dim[d] = ck_sadd(dim[d], ck_sadd(lo, hi));
-    }
-    if (!p)
-        return assumed_op(in, x, "`F.pad` with sizes pfc cannot read");
-    return copy_shaped(in, x, x->nd, dim);
-}
-
 AVal *functional(Interp *in, const char *name, Args *a)
 {
     AVal *x = arg(a, 0, "input");
-    AVal *r = f_activation(in, name, a);
+    AVal *r = window_functional(in, name, a);
+    if (!r)
+        r = f_activation(in, name, a);
     if (!r)
         r = f_loss(in, name, x, a);
     if (r)
@@ -154,18 +119,12 @@ AVal *functional(Interp *in, const char *name, Args *a)
         return f_dropout(in, x, a);
     if (eq(name, "scaled_dot_product_attention"))
         return sdpa(in, a);
-    if (eq(name, "max_pool2d") || eq(name, "avg_pool2d"))
-        return f_pool(in, name, x, a);
-    if (eq(name, "adaptive_avg_pool2d"))
-        return f_adaptive_pool(in, x, a);
     if (eq(name, "linear"))
         return f_linear(in, x, a);
     if (eq(name, "layer_norm")) {
         TId t = av_gpu(in, x);
         return t ? tensor_result(in, tr_layer_norm(in->tr, t, 0, 0)) : av_unknown(in);
     }
-    if (eq(name, "pad"))
-        return f_pad(in, x, arg(a, 1, "pad"));
     if (eq(name, "normalize") || eq(name, "softplus") || eq(name, "elu") || eq(name, "mish") ||
         eq(name, "hardswish") || eq(name, "softsign") || eq(name, "logsigmoid"))
         return act(in, x, ACT_GELU, false);   /* keeps its input (normalize: and the norms) */

@@ -33,40 +33,9 @@ static AVal *new_module(Interp *in, NnKind kind, Obj **o)
     return m;
 }
 
-/* A window's side (kernel_size, stride, padding, output_size): an int or
- * a tuple of equal ints, read as size_arg does (zero_ok: as count_arg);
- * None, or nothing given, is dflt. pfc models square windows only, so a
- * tuple of unequal sides is refused rather than counted as its first. */
-int64_t side_arg(Interp *in, const Args *a, int pos, const char *kw, int64_t dflt, const char *module,
-                 bool zero_ok)
-{
-    AVal *v = arg(a, pos, kw);
-    if (!v || v->k == AV_NONE)
-        return dflt;
-    if (v->k == AV_SEQ && v->n) {
-        int64_t first = 0, n;
-        for (uint32_t i = 0; i < v->n; i++) {
-            if (!av_int_of(v->items[i], &n)) {
-                refuse_unread(in, v, pos, kw, module);
-                return dflt;
-            }
-            if (i && n != first) {
-                const char *src = interp_arg_source(in, pos, kw);
-                refuse(in, arena_printf(in->a, "%s's %s %s has unequal sides: pfc models square windows only",
-                                        module, kw, src ? src : "(a tuple)"));
-                return dflt;
-            }
-            first = n;
-        }
-        Args one = {{v->items[0]}, {NULL}, 1};
-        return zero_ok ? count_arg(in, &one, 0, kw, dflt, module) : size_arg(in, &one, 0, kw, dflt, module);
-    }
-    return zero_ok ? count_arg(in, a, pos, kw, dflt, module) : size_arg(in, a, pos, kw, dflt, module);
-}
-
 /* A flag that changes what a module registers (bias=, affine=): a value
  * pfc cannot read takes the default, and the report says so. */
-static bool flag_arg(Interp *in, const Args *a, int pos, const char *kw, bool dflt, const char *module)
+bool flag_arg(Interp *in, const Args *a, int pos, const char *kw, bool dflt, const char *module)
 {
     AVal *v = arg(a, pos, kw);
     bool known = false, t = v ? av_truth(v, &known) : false;
@@ -166,71 +135,40 @@ static AVal *nn_norm(Interp *in, const char *name, Args *a)
     return m;
 }
 
-/* A convolution's kernel side, stride and groups: positive, and at most
- * 2**16 (wider than any image side pfc models); returns the kernel side. */
-static int64_t conv_geometry(Interp *in, Obj *o, const Args *a, const char *what, int dilation_pos)
-{
-    int64_t kk = side_arg(in, a, 2, "kernel_size", 0, what, false);
-    if (kk <= 0)
-        kk = 1;   /* refused */
-    o->stride = (int)side_arg(in, a, 3, "stride", 1, what, false);
-    o->groups = (int)size_arg(in, a, 6, "groups", 1, what);
-    if (side_arg(in, a, dilation_pos, "dilation", 1, what, false) > 1)
-        refuse(in, arena_printf(in->a, "%s's dilation is not 1: pfc does not model dilated convolutions", what));
-    if (kk > 65536 || o->stride > 65536 || o->groups > 65536) {
-        refuse(in, arena_printf(in->a, "%s's kernel, stride or groups is too large to estimate", what));
-        kk = o->stride = o->groups = 1;
-    }
-    o->k = (int)kk;
-    return kk;
-}
-
-static AVal *nn_conv_transpose(Interp *in, const char *name, Args *a)
-{
-    Obj *o;
-    AVal *m = new_module(in, NN_CONVT2D, &o);
-    (void)name;
-    o->a = size_arg(in, a, 0, "in_channels", 0, "nn.ConvTranspose2d");
-    o->b = size_arg(in, a, 1, "out_channels", 0, "nn.ConvTranspose2d");
-    int64_t kk = conv_geometry(in, o, a, "nn.ConvTranspose2d", 8);
-    o->pad = (int)side_arg(in, a, 4, "padding", 0, "nn.ConvTranspose2d", true);
-    o->c = side_arg(in, a, 5, "output_padding", 0, "nn.ConvTranspose2d", true);
-    o->w = param4(in, o->a / o->groups, o->b, kk, kk);
-    o->bias = flag_arg(in, a, 7, "bias", true, "nn.ConvTranspose2d") ? param4(in, o->b, 1, 1, 1) : 0;
-    return m;
-}
-
-/* Conv2d and Conv1d (whose kernel has one side). */
-static AVal *nn_conv(Interp *in, const char *name, Args *a)
-{
-    Obj *o;
-    AVal *m = new_module(in, NN_CONV2D, &o);
-    const char *what = eq(name, "Conv1d") ? "nn.Conv1d" : "nn.Conv2d";
-    o->a = size_arg(in, a, 0, "in_channels", 0, what);
-    o->b = size_arg(in, a, 1, "out_channels", 0, what);
-    int64_t kk = conv_geometry(in, o, a, what, 5);
-    AVal *p = arg(a, 4, "padding");
-    /* padding="same" keeps the size (odd kernels), "valid" is none */
-    o->pad = p && p->k == AV_STR ? (eq(p->s, "same") ? o->k / 2 : 0) : (int)side_arg(in, a, 4, "padding", 0, what, true);
-    o->w = param4(in, o->a / o->groups, o->b, kk, eq(name, "Conv1d") ? 1 : kk);
-    o->bias = flag_arg(in, a, 7, "bias", true, what) ? param4(in, o->b, 1, 1, 1) : 0;
-    return m;
-}
-
-/* The running mean and variance (fp32) and num_batches_tracked are buffers. */
+/* BatchNorm1d/2d/3d(num_features, eps, momentum, affine, track_running_stats):
+ * the running mean and variance (fp32) and num_batches_tracked (int64)
+ * are buffers unless track_running_stats=False. o->k: the spatial
+ * dimensions the name gives (SyncBatchNorm: 0, any). */
 static AVal *nn_batch_norm(Interp *in, const char *name, Args *a)
 {
     Obj *o;
     AVal *m = new_module(in, NN_BATCHNORM, &o);
-    (void)name;
-    o->a = size_arg(in, a, 0, "num_features", 0, "nn.BatchNorm");
-    bool affine = flag_arg(in, a, -1, "affine", true, "nn.BatchNorm");
+    const char *what = arena_printf(in->a, "nn.%s", name);
+    o->k = eq(name, "BatchNorm1d") ? 1 : eq(name, "BatchNorm2d") ? 2 : eq(name, "BatchNorm3d") ? 3 : 0;
+    o->a = size_arg(in, a, 0, "num_features", 0, what);
+    bool affine = flag_arg(in, a, 3, "affine", true, what);
     o->w = affine ? param4(in, o->a, 1, 1, 1) : 0;
     o->bias = affine ? param4(in, o->a, 1, 1, 1) : 0;
-    tr_buffer(in->tr, (uint64_t)o->a * 4);
-    tr_buffer(in->tr, (uint64_t)o->a * 4);
-    tr_buffer(in->tr, 8);
+    if (flag_arg(in, a, 4, "track_running_stats", true, what)) {
+        tr_buffer(in->tr, (uint64_t)o->a * 4);
+        tr_buffer(in->tr, (uint64_t)o->a * 4);
+        tr_buffer(in->tr, 8);
+    }
     return m;
+}
+
+/* BatchNorm1d takes (N, C) or (N, C, L), 2d (N, C, H, W), 3d (N, C, D, H,
+ * W); torch refuses other ranks, and so does pfc. */
+static TId batch_norm_forward(Interp *in, Obj *m, TId t)
+{
+    int nd = in->tr->t.v[t].nd;
+    bool fits = m->k == 0 ? nd >= 2 : m->k == 1 ? nd == 2 || nd == 3 : nd == m->k + 2;
+    if (!fits) {
+        refuse(in, arena_printf(in->a, "nn.BatchNorm%dd expects a %s input, not a %d-D one: torch refuses it", m->k,
+                                m->k == 1 ? "2-D or 3-D" : m->k == 2 ? "4-D" : "5-D", nd));
+        return 0;
+    }
+    return tr_batch_norm(in->tr, t, m->w, m->bias);
 }
 
 /* LSTM, GRU and RNN: per layer, gates x hidden rows over (input + hidden)
@@ -279,26 +217,6 @@ static AVal *nn_dropout(Interp *in, const char *name, Args *a)
     AVal *m = new_module(in, NN_DROPOUT, &o);
     (void)name;
     o->p = num_or(a, 0, "p", 0.5);
-    return m;
-}
-
-static AVal *nn_pool(Interp *in, const char *name, Args *a)
-{
-    Obj *o;
-    AVal *m = new_module(in, eq(name, "MaxPool2d") ? NN_MAXPOOL : NN_AVGPOOL, &o);
-    const char *what = arena_printf(in->a, "nn.%s", name);
-    o->k = (int)side_arg(in, a, 0, "kernel_size", 0, what, false);
-    o->stride = (int)side_arg(in, a, 1, "stride", o->k, what, false);   /* None: the kernel's */
-    o->pad = (int)side_arg(in, a, 2, "padding", 0, what, true);
-    return m;
-}
-
-static AVal *nn_adaptive_pool(Interp *in, const char *name, Args *a)
-{
-    Obj *o;
-    AVal *m = new_module(in, NN_ADAPTIVEPOOL, &o);
-    (void)name;
-    o->a = side_arg(in, a, 0, "output_size", 0, "nn.AdaptiveAvgPool2d", false);
     return m;
 }
 
@@ -375,28 +293,23 @@ static AVal *nn_simple(Interp *in, const char *name, Args *a)
     return NULL;
 }
 
-/* torch.nn layers that register no parameters (InstanceNorm only without
- * affine=True) and that pfc does not model: each is run as an elementwise
+/* torch.nn layers that register no parameters and that pfc does not model: each is run as an elementwise
  * op the report lists, so the tensor it receives is not lost. */
-static bool parameterless(const char *name, Args *a)
+static bool parameterless(const char *name)
 {
     static const char *const names[] = {
-        "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle", "PixelUnshuffle",
-        "Unflatten", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "ConstantPad1d", "ConstantPad2d",
-        "ConstantPad3d", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d",
-        "ReplicationPad2d", "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d",
-        "MaxPool1d", "MaxPool3d", "AvgPool1d", "AvgPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool3d",
-        "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "LPPool1d", "LPPool2d",
+        "Unflatten", "LPPool1d", "LPPool2d", "LPPool3d", "FractionalMaxPool2d",
+        "FractionalMaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d",
         "Hardtanh", "Hardsigmoid", "Hardshrink", "Softshrink", "Tanhshrink", "Softsign", "Threshold",
         "GLU", "Softmin", "Softmax2d", "LogSigmoid", "CELU", "SELU", "RReLU", "AlphaDropout",
         "FeatureAlphaDropout", "ChannelShuffle", "LocalResponseNorm", "CosineSimilarity",
-        "PairwiseDistance", "Fold", "Unfold", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
+        "PairwiseDistance", "Fold", "Unfold",
     };
     if (ends(name, "Loss"))
         return true;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (eq(name, names[i]))
-            return strncmp(name, "InstanceNorm", 12) != 0 || !bool_or(a, -1, "affine", false);
+            return true;
     return false;
 }
 
@@ -406,7 +319,8 @@ static bool parameterless(const char *name, Args *a)
 static AVal *unmodelled_module(Interp *in, const char *name, Args *a)
 {
     AVal *m = av_obj(in, NN_OPAQUE);
-    if (parameterless(name, a)) {
+    (void)a;
+    if (parameterless(name)) {
         m->obj->a = OPAQUE_LAYER;
         m->obj->arch = arena_printf(in->a, "torch.nn.%s", name);
         return m;
@@ -421,19 +335,19 @@ AVal *nn_module(Interp *in, const char *name, Args *a)
 {
     static const struct { const char *name; NnCtor *ctor; } ctors[] = {
         {"Linear", nn_linear}, {"Embedding", nn_embedding}, {"LayerNorm", nn_norm}, {"RMSNorm", nn_norm},
-        {"GroupNorm", nn_norm}, {"ConvTranspose2d", nn_conv_transpose}, {"Conv2d", nn_conv},
-        {"Conv1d", nn_conv}, {"BatchNorm2d", nn_batch_norm}, {"BatchNorm1d", nn_batch_norm},
+        {"GroupNorm", nn_norm}, {"BatchNorm2d", nn_batch_norm}, {"BatchNorm1d", nn_batch_norm},
         {"BatchNorm3d", nn_batch_norm}, {"SyncBatchNorm", nn_batch_norm}, {"LSTM", nn_rnn}, {"GRU", nn_rnn},
         {"RNN", nn_rnn}, {"Dropout", nn_dropout}, {"Dropout2d", nn_dropout}, {"Dropout1d", nn_dropout},
         {"Dropout3d", nn_dropout},
-        {"MaxPool2d", nn_pool}, {"AvgPool2d", nn_pool}, {"AdaptiveAvgPool2d", nn_adaptive_pool},
         {"Sequential", nn_container}, {"ModuleList", nn_container}, {"ModuleDict", nn_module_dict},
         {"Parameter", nn_parameter},
     };
     for (size_t i = 0; i < sizeof ctors / sizeof ctors[0]; i++)
         if (eq(name, ctors[i].name))
             return ctors[i].ctor(in, name, a);
-    AVal *m = transformer_module(in, name, a);
+    AVal *m = window_module(in, name, a);
+    if (!m)
+        m = transformer_module(in, name, a);
     if (!m)
         m = nn_simple(in, name, a);
     if (m)
@@ -488,17 +402,9 @@ static TId layer_forward(Interp *in, Obj *m, TId t)
     case NN_LINEAR: return tr_linear(tr, t, m->b, m->w, m->bias);
     case NN_EMBEDDING: return tr_embedding(tr, t, m->b, m->w);
     case NN_LAYERNORM: case NN_RMSNORM: return tr_layer_norm(tr, t, m->w, m->bias);
-    case NN_CONV2D: return tr_conv2d(tr, t, m->b, m->k, m->stride, m->pad, m->groups, m->w, m->bias);
-    case NN_CONVT2D:
-        return tr->t.v[t].nd == 4
-                   ? tr_conv_transpose2d(tr, t, m->b, m->k, m->stride, m->pad, (int)m->c, m->w, m->bias)
-                   : 0;
-    case NN_BATCHNORM: return tr_batch_norm(tr, t, m->w, m->bias);
+    case NN_BATCHNORM: return batch_norm_forward(in, m, t);
     case NN_DROPOUT: return tr_dropout(tr, t, m->p);
     case NN_SOFTMAX: return tr_softmax(tr, t, m->groups);
-    case NN_MAXPOOL: case NN_AVGPOOL:
-        return tr_pool2d(tr, t, m->k, m->stride, m->pad, m->nn == NN_MAXPOOL);
-    case NN_ADAPTIVEPOOL: return tr_adaptive_pool(tr, t, m->a, m->a);
     case NN_MSE_LOSS: return tr_mse(tr, t);
     default: return 0;
     }
@@ -521,9 +427,11 @@ AVal *module_call(Interp *in, Obj *m, Args *a)
     if (m->nn < NN_SEQUENTIAL && (!x || x->k != AV_TENSOR))
         interp_lost_here(in, "a layer's input is not a tensor pfc could follow");
     switch (m->nn) {
-    case NN_LINEAR: case NN_EMBEDDING: case NN_LAYERNORM: case NN_RMSNORM: case NN_CONV2D:
-    case NN_CONVT2D: case NN_BATCHNORM: case NN_DROPOUT: case NN_SOFTMAX: case NN_MAXPOOL:
-    case NN_AVGPOOL: case NN_ADAPTIVEPOOL: case NN_MSE_LOSS: {
+    case NN_CONV2D: case NN_CONVT2D: case NN_MAXPOOL: case NN_AVGPOOL: case NN_ADAPTIVEPOOL:
+    case NN_ADAPTIVEMAX: case NN_INSTANCENORM: case NN_RESAMPLE: case NN_PIXELSHUFFLE: case NN_PAD:
+        return window_module_call(in, m, x);
+    case NN_LINEAR: case NN_EMBEDDING: case NN_LAYERNORM: case NN_RMSNORM: case NN_BATCHNORM:
+    case NN_DROPOUT: case NN_SOFTMAX: case NN_MSE_LOSS: {
         TId t = av_gpu(in, x);
         return tensor_result(in, t ? layer_forward(in, m, t) : 0);
     }

@@ -463,10 +463,66 @@ TId tr_embedding(Trace *tr, TId ids, int64_t d, uint32_t w)
     return y;
 }
 
-static int64_t conv_out(int64_t n, int k, int stride, int pad)
+Window tr_window(int nsp, int k, int stride, int pad)
 {
-    int64_t o = ck_sadd(ck_sadd(n, ck_smul(2, pad)), -(int64_t)k) / (stride ? stride : 1) + 1;
-    return o > 0 ? o : 1;
+    Window w = {.nsp = nsp};
+    for (int i = 0; i < TR_MAXSP; i++) {
+        w.k[i] = k;
+        w.stride[i] = stride ? stride : 1;
+        w.pad[i] = pad;
+        w.dil[i] = 1;
+    }
+    return w;
+}
+
+/* The spatial dimensions a window slides over are x's last nsp; x must be
+ * batched (N, C, *spatial) or unbatched (C, *spatial), as torch requires.
+ * Refuses other ranks (torch raises) and returns false. */
+static bool window_input(Trace *tr, const char *op, TId x, int nsp)
+{
+    int nd = T(tr, x)->nd;
+    if (nd == nsp + 1 || nd == nsp + 2)
+        return true;
+    char shape[160];
+    shape_text(shape, sizeof shape, nd, T(tr, x)->dim);
+    tr_refuse(tr, arena_printf(tr->arena, "%s expects a %d-D or %d-D input (channels and %d spatial dimension%s), "
+                                          "not one of shape %s", op, nsp + 1, nsp + 2, nsp, nsp > 1 ? "s" : "", shape));
+    return false;
+}
+
+/* One spatial side through a window: floor((n + 2p - d(k-1) - 1) / s) + 1,
+ * or rounded up with ceil_mode (a last window that starts in the padding
+ * is dropped, as torch's pooling_output_shape does). A window wider than
+ * the padded input is refused, as torch refuses it. */
+static int64_t window_side(Trace *tr, const char *op, int64_t n, const Window *w, int i)
+{
+    int64_t span = ck_sadd(ck_smul(w->dil[i], w->k[i] - 1), 1);
+    int64_t room = ck_sadd(ck_sadd(n, ck_smul(2, w->pad[i])), -span);
+    int64_t s = w->stride[i] > 0 ? w->stride[i] : 1;
+    if (room < 0) {
+        tr_refuse(tr, arena_printf(tr->arena, "%s's window (%lld wide with its dilation) is larger than its padded "
+                                              "input (%lld): torch refuses it", op, (long long)span,
+                                   (long long)ck_sadd(n, ck_smul(2, w->pad[i]))));
+        return 1;
+    }
+    int64_t out = (w->ceil_mode ? (room + s - 1) / s : room / s) + 1;
+    if (w->ceil_mode && (out - 1) * s >= ck_sadd(n, w->pad[i]))
+        out--;
+    return out;
+}
+
+/* x's shape with its last nsp dimensions (and the channels, when c > 0)
+ * replaced by what the window gives; returns the rank. */
+static int window_shape(Trace *tr, const char *op, TId x, const Window *w, int64_t c, int64_t *dim)
+{
+    const TTensor *t = T(tr, x);
+    memcpy(dim, t->dim, sizeof t->dim);
+    int first = t->nd - w->nsp;
+    if (c > 0)
+        dim[first - 1] = c;
+    for (int i = 0; i < w->nsp; i++)
+        dim[first + i] = w->same ? t->dim[first + i] : window_side(tr, op, t->dim[first + i], w, i);
+    return t->nd;
 }
 
 /* A convolution (plain or transposed) whose output shape the caller gives:
@@ -487,65 +543,154 @@ static TId convolution(Trace *tr, const char *name, TId x, TId wc, int nd, const
     return y;
 }
 
-TId tr_conv2d(Trace *tr, TId x, int64_t cout, int k, int stride, int pad, int groups,
-              uint32_t w, uint32_t b)
+static const char *const conv_names[] = {"conv1d", "conv1d", "conv2d", "conv3d"};
+static const char *const convt_names[] = {"conv_transpose1d", "conv_transpose1d", "conv_transpose2d",
+                                          "conv_transpose3d"};
+
+/* padding="same" where the total padding d(k-1) of some side is odd: torch
+ * pads the extra element on the right with constant_pad_nd first, and the
+ * convolution reads (and saves) that padded copy. */
+static TId same_padding_input(Trace *tr, TId x, const Window *w)
 {
-    (void)groups;
+    int64_t dim[TR_MAXDIM];
+    int nd = T(tr, x)->nd;
+    bool odd = false;
+    memcpy(dim, T(tr, x)->dim, sizeof dim);
+    for (int i = 0; i < w->nsp; i++)
+        if (ck_smul(w->dil[i], w->k[i] - 1) % 2) {
+            dim[nd - w->nsp + i] += 1;
+            odd = true;
+        }
+    return odd ? tr_remap(tr, "constant_pad_nd", x, nd, dim) : x;
+}
+
+TId tr_conv(Trace *tr, TId x, int64_t cout, const Window *win, uint32_t w, uint32_t b)
+{
+    const char *name = conv_names[win->nsp];
+    if (!window_input(tr, name, x, win->nsp))
+        return 0;
     x = autocast_in(tr, x);
     TId wc = weight_as_used(tr, w);
     weight_as_used(tr, b);
+    int64_t dim[TR_MAXDIM];
+    int nd = window_shape(tr, name, x, win, cout, dim);
+    if (win->same)
+        x = same_padding_input(tr, x, win);
+    return convolution(tr, name, x, wc, nd, dim, w, b);
+}
+
+TId tr_conv_transpose(Trace *tr, TId x, int64_t cout, const Window *win, uint32_t w, uint32_t b)
+{
+    const char *name = convt_names[win->nsp];
+    if (!window_input(tr, name, x, win->nsp))
+        return 0;
+    x = autocast_in(tr, x);
+    TId wc = weight_as_used(tr, w);
+    weight_as_used(tr, b);
+    int64_t dim[TR_MAXDIM];
     const TTensor *t = T(tr, x);
+    memcpy(dim, t->dim, sizeof dim);
+    int first = t->nd - win->nsp;
+    dim[first - 1] = cout;
+    /* (n - 1)s - 2p + d(k - 1) + output_padding + 1, per side */
+    for (int i = 0; i < win->nsp; i++) {
+        int64_t span = ck_sadd(ck_smul(win->dil[i], win->k[i] - 1), 1);
+        dim[first + i] = ck_sadd(ck_sadd(ck_smul(t->dim[first + i] - 1, win->stride[i]), -2 * win->pad[i]),
+                                 ck_sadd(span, win->out_pad[i]));
+    }
+    return convolution(tr, name, x, wc, t->nd, dim, w, b);
+}
+
+TId tr_conv2d(Trace *tr, TId x, int64_t cout, int k, int stride, int pad, int groups,
+              uint32_t w, uint32_t b)
+{
+    (void)groups;   /* the weight's size carries it; the output's shape does not */
     /* (n, c, h, w) for Conv2d; (n, c, length) for Conv1d */
-    int nd = t->nd == 3 ? 3 : 4;
-    int64_t dim[4] = {t->dim[0], cout, conv_out(t->dim[2], k, stride, pad),
-                      nd == 4 ? conv_out(t->dim[3], k, stride, pad) : 1};
-    return convolution(tr, "conv2d", x, wc, nd, dim, w, b);
+    Window win = tr_window(T(tr, x)->nd == 3 ? 1 : 2, k, stride, pad);
+    return tr_conv(tr, x, cout, &win, w, b);
 }
 
 TId tr_conv_transpose2d(Trace *tr, TId x, int64_t cout, int k, int stride, int pad, int out_pad,
                         uint32_t w, uint32_t b)
 {
-    x = autocast_in(tr, x);
-    TId wc = weight_as_used(tr, w);
-    weight_as_used(tr, b);
-    const TTensor *t = T(tr, x);
-    int64_t s = stride ? stride : 1;
-    int64_t extra = ck_sadd(ck_sadd(-2 * (int64_t)pad, k), out_pad);
-    int64_t dim[4] = {t->dim[0], cout, ck_sadd(ck_smul(t->dim[2] - 1, s), extra),
-                      ck_sadd(ck_smul(t->dim[3] - 1, s), extra)};
-    return convolution(tr, "conv_transpose2d", x, wc, 4, dim, w, b);
+    Window win = tr_window(2, k, stride, pad);
+    win.out_pad[0] = win.out_pad[1] = out_pad;
+    return tr_conv_transpose(tr, x, cout, &win, w, b);
+}
+
+static const char *const maxpool_names[] = {"max_pool1d", "max_pool1d", "max_pool2d", "max_pool3d"};
+static const char *const avgpool_names[] = {"avg_pool1d", "avg_pool1d", "avg_pool2d", "avg_pool3d"};
+
+/* A pooled output y of x: max pooling saves its input and the argmax
+ * indices (int64, y's shape: max_poolNd_with_indices_backward reads both);
+ * average pooling saves its input (avg_poolNd_backward takes `self`, for
+ * its geometry, in derivatives.yaml). */
+static TId pooled(Trace *tr, const char *name, TId x, int nd, const int64_t *dim, bool max)
+{
+    TId y = new_tensor(tr, tr_dtype(tr, x), nd, dim, needs_grad(tr, x));
+    if (!needs_grad(tr, x)) {
+        record(tr, name, &x, 1, y);
+        return y;
+    }
+    save(tr, x);
+    if (!max) {
+        record(tr, name, &x, 1, y);
+        return y;
+    }
+    TId idx = new_tensor(tr, DT_I64, nd, dim, false);
+    save(tr, idx);
+    TId in[2] = {x, idx};
+    record(tr, name, in, 2, y);
+    return y;
+}
+
+TId tr_pool(Trace *tr, TId x, const Window *win, bool max)
+{
+    const char *name = (max ? maxpool_names : avgpool_names)[win->nsp];
+    if (!window_input(tr, name, x, win->nsp))
+        return 0;
+    int64_t dim[TR_MAXDIM];
+    int nd = window_shape(tr, name, x, win, 0, dim);
+    return pooled(tr, name, x, nd, dim, max);
 }
 
 TId tr_pool2d(Trace *tr, TId x, int k, int stride, int pad, bool max)
 {
+    Window win = tr_window(2, k, stride, pad);
+    return tr_pool(tr, x, &win, max);
+}
+
+static const char *const adaptive_avg_names[] = {"adaptive_avg_pool1d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
+                                                 "adaptive_avg_pool3d"};
+static const char *const adaptive_max_names[] = {"adaptive_max_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d",
+                                                 "adaptive_max_pool3d"};
+
+TId tr_adaptive(Trace *tr, TId x, int nsp, const int64_t *out, bool max)
+{
+    const char *name = (max ? adaptive_max_names : adaptive_avg_names)[nsp];
+    if (!window_input(tr, name, x, nsp))
+        return 0;
     const TTensor *t = T(tr, x);
-    int64_t dim[4] = {t->dim[0], t->dim[1], conv_out(t->dim[2], k, stride, pad),
-                      conv_out(t->dim[3], k, stride, pad)};
-    TId y = new_tensor(tr, tr_dtype(tr, x), 4, dim, needs_grad(tr, x));
-    if (max && needs_grad(tr, x)) {
-        /* max pooling saves its input and the argmax indices (int64) */
-        save(tr, x);
-        TId idx = new_tensor(tr, DT_I64, 4, dim, false);
-        save(tr, idx);
-        TId in[2] = {x, idx};
-        record(tr, "max_pool2d", in, 2, y);
-        return y;
+    int64_t dim[TR_MAXDIM];
+    memcpy(dim, t->dim, sizeof dim);
+    bool ones = true;
+    for (int i = 0; i < nsp; i++) {
+        int64_t *d = &dim[t->nd - nsp + i];
+        *d = out[i] > 0 ? out[i] : *d;   /* None keeps the input's side */
+        ones &= *d == 1;
     }
-    if (needs_grad(tr, x))
-        save(tr, x);   /* avg_pool2d_backward reads the input's geometry from the input */
-    record(tr, "avg_pool2d", &x, 1, y);
+    if (max || !ones)
+        return pooled(tr, name, x, t->nd, dim, max);
+    /* an all-ones average output is a mean (torch takes that path), which saves nothing */
+    TId y = new_tensor(tr, tr_dtype(tr, x), t->nd, dim, needs_grad(tr, x));
+    record(tr, name, &x, 1, y);
     return y;
 }
 
 TId tr_adaptive_pool(Trace *tr, TId x, int64_t oh, int64_t ow)
 {
-    const TTensor *t = T(tr, x);
-    int64_t dim[4] = {t->dim[0], t->dim[1], oh, ow};
-    TId y = new_tensor(tr, tr_dtype(tr, x), 4, dim, needs_grad(tr, x));
-    if (needs_grad(tr, x) && (oh != 1 || ow != 1))
-        save(tr, x);   /* a 1x1 output is a mean, which saves nothing */
-    record(tr, "adaptive_avg_pool2d", &x, 1, y);
-    return y;
+    int64_t out[2] = {oh, ow};
+    return tr_adaptive(tr, x, 2, out, false);
 }
 
 /* Per-row statistics a norm saves (mean and inverse std, fp32). */
@@ -572,6 +717,26 @@ TId tr_batch_norm(Trace *tr, TId x, uint32_t w, uint32_t b)
     use_param(tr, w);
     use_param(tr, b);
     record(tr, "batch_norm", &x, 1, y);
+    return y;
+}
+
+TId tr_instance_norm(Trace *tr, TId x, int nsp, uint32_t w, uint32_t b)
+{
+    if (!window_input(tr, arena_printf(tr->arena, "instance_norm (InstanceNorm%dd)", nsp), x, nsp))
+        return 0;
+    TId y = like(tr, x, tr_dtype(tr, x), out_grad(tr, x, 0, w, b));
+    if (needs_grad(tr, y)) {
+        /* at::instance_norm runs batch_norm on x viewed as (1, N*C, ...):
+         * the view of x, and a mean and an inverse std per (sample, channel) */
+        const TTensor *t = T(tr, x);
+        int64_t rows = t->nd == nsp + 2 ? ck_smul(t->dim[0], t->dim[1]) : t->dim[0];
+        save(tr, x);
+        save(tr, new_tensor(tr, DT_F32, 1, &rows, false));
+        save(tr, new_tensor(tr, DT_F32, 1, &rows, false));
+    }
+    use_param(tr, w);
+    use_param(tr, b);
+    record(tr, "instance_norm", &x, 1, y);
     return y;
 }
 
@@ -749,6 +914,14 @@ TId tr_remap(Trace *tr, const char *name, TId x, int nd, const int64_t *dim)
 {
     TId y = new_tensor(tr, tr_dtype(tr, x), nd, dim, needs_grad(tr, x));
     record(tr, name, &x, 1, y);
+    return y;
+}
+
+TId tr_remap_keep(Trace *tr, const char *name, TId x, int nd, const int64_t *dim)
+{
+    TId y = tr_remap(tr, name, x, nd, dim);
+    if (needs_grad(tr, x))
+        save(tr, x);
     return y;
 }
 

@@ -151,6 +151,26 @@ TId tr_gather(Trace *tr, TId x, TId index, int nd, const int64_t *dim);
  * and dtype, x kept for the backward. Counted in tr->assumed. */
 TId tr_assumed(Trace *tr, const char *name, TId x);
 TId tr_embedding(Trace *tr, TId ids, int64_t d, uint32_t w);
+/* A convolution's or pooling window's geometry over a tensor's last nsp
+ * (1 to 3) dimensions, one value per spatial dimension as torch takes them
+ * (kernel_size=(3, 5), stride=(1, 2), ...). */
+#define TR_MAXSP 3
+typedef struct Window {
+    int nsp;
+    int64_t k[TR_MAXSP], stride[TR_MAXSP], pad[TR_MAXSP], dil[TR_MAXSP], out_pad[TR_MAXSP];
+    bool ceil_mode;   /* pooling: sides round up */
+    bool same;        /* conv padding="same": each side keeps its size */
+} Window;
+/* A square window: every side k, stride, pad; dilation 1. */
+Window tr_window(int nsp, int k, int stride, int pad);
+/* ConvNd on (N, C, *spatial) or unbatched (C, *spatial): saves input and
+ * weight; a wrong rank is refused (torch raises), returning 0. */
+TId tr_conv(Trace *tr, TId x, int64_t cout, const Window *win, uint32_t w, uint32_t b);
+TId tr_conv_transpose(Trace *tr, TId x, int64_t cout, const Window *win, uint32_t w, uint32_t b);
+/* Max (input and int64 indices saved) or average (input saved) pooling. */
+TId tr_pool(Trace *tr, TId x, const Window *win, bool max);
+/* Adaptive pooling to out[0..nsp) (0: the input's side). */
+TId tr_adaptive(Trace *tr, TId x, int nsp, const int64_t *out, bool max);
 TId tr_conv2d(Trace *tr, TId x, int64_t cout, int k, int stride, int pad, int groups,
               uint32_t w, uint32_t b);
 TId tr_conv_transpose2d(Trace *tr, TId x, int64_t cout, int k, int stride, int pad, int out_pad,
@@ -158,6 +178,9 @@ TId tr_conv_transpose2d(Trace *tr, TId x, int64_t cout, int k, int stride, int p
 TId tr_pool2d(Trace *tr, TId x, int k, int stride, int pad, bool max);
 TId tr_adaptive_pool(Trace *tr, TId x, int64_t oh, int64_t ow);
 TId tr_batch_norm(Trace *tr, TId x, uint32_t w, uint32_t b);
+/* InstanceNorm over (N, C, *spatial) or unbatched (C, *spatial), nsp
+ * spatial dimensions: saves x and fp32 statistics per sample and channel. */
+TId tr_instance_norm(Trace *tr, TId x, int nsp, uint32_t w, uint32_t b);
 TId tr_layer_norm(Trace *tr, TId x, uint32_t w, uint32_t b);
 TId tr_rms_norm_hf(Trace *tr, TId x, uint32_t w);     /* HF: fp32 upcast inside */
 /* nn.GroupNorm over (N, C, ...): fp32 under autocast, as layer_norm. */
@@ -178,6 +201,9 @@ TId tr_copy(Trace *tr, TId x, int nd, const int64_t *dim);   /* contiguous()/res
 /* A new tensor of the given shape made from x whose backward needs none of
  * the forward's tensors (F.interpolate nearest, F.pad): `name` is the op. */
 TId tr_remap(Trace *tr, const char *name, TId x, int nd, const int64_t *dim);
+/* The same, for an op whose backward reads x (reflection and replication
+ * padding: their backward takes `self`): x is saved. */
+TId tr_remap_keep(Trace *tr, const char *name, TId x, int nd, const int64_t *dim);
 TId tr_cat(Trace *tr, const TId *xs, int n, int axis);
 TId tr_slice_last(Trace *tr, TId x, int64_t n);              /* x[..., :n] as a view */
 /* Attention by a fused kernel (flash / memory-efficient): saves q, k, v, the

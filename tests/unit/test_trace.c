@@ -608,6 +608,189 @@ static void test_quantized_linear_dequantizes(void **state)
     assert_false(T(tr, y)->grad);
 }
 
+
+/* ---- convolution and pooling windows --------------------------------------------------- */
+
+static TId made(Trace *tr, DType dt, int nd, int64_t a, int64_t b, int64_t c, int64_t d, int64_t e)
+{
+    int64_t dim[5] = {a, b, c, d, e};
+    return tr_new(tr, dt, nd, dim);
+}
+
+static void assert_shape(const Trace *tr, TId x, int nd, const int64_t *want)
+{
+    assert_int_equal(T(tr, x)->nd, nd);
+    for (int i = 0; i < nd; i++)
+        assert_int_equal(T(tr, x)->dim[i], want[i]);
+}
+
+static void test_conv_sides_per_dimension(void **state)
+{
+    Trace *tr = TR(state);
+    /* Conv2d(3, 8, (3, 5), stride=(2, 1), padding=(1, 0), dilation=(1, 2)) on (2, 3, 32, 20):
+     * H = floor((32 + 2*1 - 1*(3-1) - 1) / 2) + 1 = floor(31/2) + 1 = 16
+     * W = floor((20 + 0 - 2*(5-1) - 1) / 1) + 1 = 11 + 1 = 12 */
+    TId x = made(tr, DT_F32, 4, 2, 3, 32, 20, 0);
+    Window w = tr_window(2, 1, 1, 0);
+    w.k[0] = 3, w.k[1] = 5, w.stride[0] = 2, w.pad[0] = 1, w.dil[1] = 2;
+    uint32_t wt = tr_param(tr, 8 * 3 * 3 * 5);
+    TId y = tr_conv(tr, x, 8, &w, wt, 0);
+    assert_shape(tr, y, 4, (int64_t[]){2, 8, 16, 12});
+    assert_string_equal(last_op(tr)->name, "conv2d");
+    assert_true(T(tr, x)->saved);   /* convolution_backward reads the input for the weight's gradient */
+    assert_null(tr->error);
+}
+
+static void test_conv3d_and_unbatched(void **state)
+{
+    Trace *tr = TR(state);
+    /* Conv3d(4, 6, 3, stride=2, padding=1) on (1, 4, 8, 16, 16):
+     * D = floor((8 + 2 - 2 - 1) / 2) + 1 = 3 + 1 = 4; H = W = floor(15/2) + 1 = 8 */
+    Window w = tr_window(3, 3, 2, 1);
+    uint32_t wt = tr_param(tr, 6 * 4 * 27);
+    TId y = tr_conv(tr, made(tr, DT_F32, 5, 1, 4, 8, 16, 16), 6, &w, wt, 0);
+    assert_shape(tr, y, 5, (int64_t[]){1, 6, 4, 8, 8});
+    assert_string_equal(last_op(tr)->name, "conv3d");
+    /* unbatched (C, D, H, W) keeps its rank */
+    y = tr_conv(tr, made(tr, DT_F32, 4, 4, 8, 16, 16, 0), 6, &w, wt, 0);
+    assert_shape(tr, y, 4, (int64_t[]){6, 4, 8, 8});
+    /* a 2-D input to a 3-D conv is refused, as torch raises */
+    assert_int_equal(tr_conv(tr, made2(tr, DT_F32, 4, 8), 6, &w, wt, 0), 0);
+    assert_non_null(tr->error);
+}
+
+static void test_conv_same_even_kernel_pads_a_copy(void **state)
+{
+    Trace *tr = TR(state);
+    /* Conv1d(2, 5, 4, padding="same") on (1, 2, 10): the output keeps 10; the
+     * total padding d(k-1) = 3 is odd, so torch pads one more on the right
+     * first: a (1, 2, 11) copy, which the convolution saves instead of x */
+    TId x = made(tr, DT_F32, 3, 1, 2, 10, 0, 0);
+    Window w = tr_window(1, 4, 1, 0);
+    w.same = true;
+    TId y = tr_conv(tr, x, 5, &w, tr_param(tr, 5 * 2 * 4), 0);
+    assert_shape(tr, y, 3, (int64_t[]){1, 5, 10});
+    assert_int_equal(count_ops(tr, "constant_pad_nd"), 1);
+    const TOp *conv = last_op(tr);
+    assert_shape(tr, conv->in[0], 3, (int64_t[]){1, 2, 11});
+    assert_true(T(tr, conv->in[0])->saved);
+    assert_false(T(tr, x)->saved);
+    /* an odd kernel pads evenly: no copy */
+    TId z = tr_conv(tr, x, 5, &(Window){.nsp = 1, .k = {3}, .stride = {1}, .dil = {1}, .same = true},
+                    tr_param(tr, 30), 0);
+    assert_shape(tr, z, 3, (int64_t[]){1, 5, 10});
+    assert_int_equal(count_ops(tr, "constant_pad_nd"), 1);
+}
+
+static void test_conv_transpose3d_sides(void **state)
+{
+    Trace *tr = TR(state);
+    /* ConvTranspose3d(4, 2, (2, 3, 4), stride=2, padding=1, output_padding=(1, 0, 1))
+     * on (1, 4, 5, 6, 7): (n-1)*2 - 2*1 + (k-1) + out_pad + 1:
+     * 5: 8 - 2 + 1 + 1 + 1 = 9; 6: 10 - 2 + 2 + 0 + 1 = 11; 7: 12 - 2 + 3 + 1 + 1 = 15 */
+    Window w = tr_window(3, 1, 2, 1);
+    w.k[0] = 2, w.k[1] = 3, w.k[2] = 4, w.out_pad[0] = 1, w.out_pad[2] = 1;
+    TId y = tr_conv_transpose(tr, made(tr, DT_F32, 5, 1, 4, 5, 6, 7), 2, &w, tr_param(tr, 4 * 2 * 24), 0);
+    assert_shape(tr, y, 5, (int64_t[]){1, 2, 9, 11, 15});
+    assert_string_equal(last_op(tr)->name, "conv_transpose3d");
+}
+
+static void test_window_wider_than_input_is_refused(void **state)
+{
+    Trace *tr = TR(state);
+    /* a 5-wide kernel on a side of 3 without padding: 3 - 5 < 0, torch refuses */
+    Window w = tr_window(2, 5, 1, 0);
+    tr_conv(tr, made(tr, DT_F32, 4, 1, 1, 3, 8, 0), 1, &w, tr_param(tr, 25), 0);
+    assert_non_null(tr->error);
+    assert_non_null(strstr(tr->error, "larger than its padded input"));
+}
+
+static void test_max_pool_ceil_mode_and_indices(void **state)
+{
+    Trace *tr = TR(state);
+    /* MaxPool2d(2, 2, ceil_mode=True) on (1, 1, 7, 7): ceil((7 - 2) / 2) + 1 = 4
+     * (floor: 3); MaxPool2d(2, 3, padding=1, ceil_mode=True) on a side of 4:
+     * ceil((4 + 2 - 2) / 3) + 1 = 3, but the last window would start at
+     * (3-1)*3 = 6 >= 4 + 1, inside the padding: torch drops it, 2 */
+    int64_t dim[4] = {1, 1, 7, 7};
+    uint32_t wt = tr_param(tr, 1);
+    TId x = tr_linear(tr, tr_new(tr, DT_F32, 4, dim), 7, wt, 0);   /* needs grad */
+    Window w = tr_window(2, 2, 2, 0);
+    w.ceil_mode = true;
+    TId y = tr_pool(tr, x, &w, true);
+    assert_shape(tr, y, 4, (int64_t[]){1, 1, 4, 4});
+    /* saved: the input and (1, 1, 4, 4) int64 indices */
+    const TOp *op = last_op(tr);
+    assert_string_equal(op->name, "max_pool2d");
+    assert_true(T(tr, x)->saved);
+    assert_int_equal(T(tr, op->in[1])->dtype, DT_I64);
+    assert_int_equal(tr_numel(tr, op->in[1]), 4 * 4);
+    assert_int_equal(tr_bytes(tr, op->in[1]), 512);   /* 16 * 8 = 128 bytes, rounded to 512 */
+    w = tr_window(2, 2, 3, 1);
+    w.ceil_mode = true;
+    int64_t four[4] = {1, 1, 4, 4};
+    y = tr_pool(tr, tr_new(tr, DT_F32, 4, four), &w, true);
+    assert_shape(tr, y, 4, (int64_t[]){1, 1, 2, 2});
+    /* AvgPool1d(3) on (2, 4, 10): floor((10 - 3) / 3) + 1 = 3; saves its input only */
+    w = tr_window(1, 3, 3, 0);
+    TId a = tr_linear(tr, made(tr, DT_F32, 3, 2, 4, 10, 0, 0), 10, tr_param(tr, 100), 0);
+    y = tr_pool(tr, a, &w, false);
+    assert_shape(tr, y, 3, (int64_t[]){2, 4, 3});
+    assert_string_equal(last_op(tr)->name, "avg_pool1d");
+    assert_int_equal(last_op(tr)->nin, 1);
+    assert_true(T(tr, a)->saved);
+}
+
+static void test_adaptive_pools(void **state)
+{
+    Trace *tr = TR(state);
+    TId x = tr_linear(tr, made(tr, DT_F32, 5, 2, 3, 4, 6, 8), 8, tr_param(tr, 64), 0);
+    /* AdaptiveAvgPool3d(1): a mean, nothing saved */
+    TId y = tr_adaptive(tr, x, 3, (int64_t[]){1, 1, 1}, false);
+    assert_shape(tr, y, 5, (int64_t[]){2, 3, 1, 1, 1});
+    assert_false(T(tr, x)->saved);
+    /* AdaptiveAvgPool3d((2, None, 4)): None keeps the side (6); saves its input */
+    y = tr_adaptive(tr, x, 3, (int64_t[]){2, 0, 4}, false);
+    assert_shape(tr, y, 5, (int64_t[]){2, 3, 2, 6, 4});
+    assert_true(T(tr, x)->saved);
+    /* AdaptiveMaxPool1d(1) on (2, 3, 8) keeps int64 indices even for one output */
+    TId z = tr_linear(tr, made(tr, DT_F32, 3, 2, 3, 8, 0, 0), 8, tr_param(tr, 64), 0);
+    y = tr_adaptive(tr, z, 1, (int64_t[]){1}, true);
+    assert_shape(tr, y, 3, (int64_t[]){2, 3, 1});
+    assert_int_equal(T(tr, last_op(tr)->in[1])->dtype, DT_I64);
+}
+
+static void test_instance_norm_stats_per_sample_channel(void **state)
+{
+    Trace *tr = TR(state);
+    /* InstanceNorm2d on (4, 3, 8, 8) fp32 (3072 bytes): saves x and a mean and
+     * an inverse std for each of 4*3 = 12 (sample, channel) pairs, 48 bytes,
+     * 512 as allocated: 3072 + 512 + 512 = 4096 at the end of the forward,
+     * with y (3072) freed (nothing reads it) */
+    int64_t dim[4] = {4, 3, 8, 8};
+    TId x = tr_new(tr, DT_F32, 4, dim);
+    uint32_t g = tr_param(tr, 3), b = tr_param(tr, 3);
+    TId y = tr_instance_norm(tr, x, 2, g, b);
+    assert_shape(tr, y, 4, dim);
+    assert_true(T(tr, x)->saved);
+    PassMemory m;
+    tr_simulate(tr, false, false, &m);
+    assert_int_equal(m.saved, 4096);
+}
+
+static void test_pads_keep_input_by_mode(void **state)
+{
+    Trace *tr = TR(state);
+    TId x = tr_linear(tr, made2(tr, DT_F32, 8, 16), 16, tr_param(tr, 256), 0);
+    int64_t dim[2] = {8, 20};
+    /* reflection_pad's backward takes self: x saved; constant_pad_nd keeps nothing */
+    tr_remap(tr, "constant_pad_nd", x, 2, dim);
+    assert_false(T(tr, x)->saved);
+    TId y = tr_remap_keep(tr, "reflection_pad", x, 2, dim);
+    assert_true(T(tr, x)->saved);
+    assert_int_equal(tr_dim(tr, y, 1), 20);
+}
+
 int main(void)
 {
 #define T_(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -621,7 +804,11 @@ int main(void)
         T_(test_param_product_saves_input), T_(test_param_sum_saves_nothing),
         T_(test_gather_keeps_index_only), T_(test_contract_keeps_both_operands),
         T_(test_assumed_op_keeps_input_and_counts), T_(test_quantized_weight_storage),
-        T_(test_quantized_linear_dequantizes),
+        T_(test_quantized_linear_dequantizes), T_(test_conv_sides_per_dimension),
+        T_(test_conv3d_and_unbatched), T_(test_conv_same_even_kernel_pads_a_copy),
+        T_(test_conv_transpose3d_sides), T_(test_window_wider_than_input_is_refused),
+        T_(test_max_pool_ceil_mode_and_indices), T_(test_adaptive_pools),
+        T_(test_instance_norm_stats_per_sample_channel), T_(test_pads_keep_input_by_mode),
     };
 #undef T_
     return cmocka_run_group_tests(tests, NULL, NULL);

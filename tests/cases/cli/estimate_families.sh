@@ -147,7 +147,7 @@ for step in range(10):
 PY
 trace whisper whisper.py
 verdict whisper <<'PY'
-check(has(r'conv2d +-> %\d+\[2,384,3000\]') and has(r'conv2d +-> %\d+\[2,384,1500\]'),
+check(has(r'conv1d +-> %\d+\[2,384,3000\]') and has(r'conv1d +-> %\d+\[2,384,1500\]'),
       "conv stem: (2, 80, 3000) -> (2, 384, 3000) -> stride 2 -> (2, 384, 1500)",
       "the conv stem's shapes are not 3000 then 1500")
 # The first decoder layer (pre-LN: from its first LayerNorm to the next

@@ -43,10 +43,12 @@ step 'cfg = load_config()' 'nn.LSTM(256, 128, num_layers=cfg.layers)' 'torch.ran
 show "nn.LSTM's num_layers from a config pfc cannot read" lstm.py
 step 'cfg = load_config()' 'nn.Sequential(nn.LayerNorm(cfg.d), nn.Linear(256, 10))' "$feats" > norm.py
 show "nn.LayerNorm(cfg.d)" norm.py
+# Conv2d(3, 16, (1, 7)): 16 * 3 * 1 * 7 + 16 = 352 (not 1 x 1: 64, nor 7 x 7: 2368)
 step '' 'nn.Conv2d(3, 16, (1, 7))' "$image" > kernel.py
-show "a (1, 7) kernel is not read as 1 x 1" kernel.py
+show "a (1, 7) kernel is read per side: 352 parameters" kernel.py
+# Conv2d(3, 16, 3, dilation=2): 16 * 3 * 9 + 16 = 448; dilation changes the output, not the weight
 step '' 'nn.Conv2d(3, 16, 3, dilation=2)' "$image" > dilation.py
-show "dilation changes the output: refused, not ignored" dilation.py
+show "a dilated conv is modelled: 448 parameters" dilation.py
 
 step 'cfg = load_config()
 class Net(nn.Module):
@@ -116,12 +118,12 @@ print('nn.Embedding.from_pretrained(w$freeze): params', j['params_total'], 'trai
 done
 
 echo "=== 3. torch.nn layers pfc does not model"
-step '' 'nn.Sequential(nn.Conv3d(3, 8, 3))' 'torch.randn(2, 3, 8, 8, 8, device="cuda")' > conv3d.py
-show "nn.Conv3d has parameters pfc cannot count: refused" conv3d.py
+step '' 'nn.Sequential(nn.Conv2d(3, 8, 3), nn.PReLU())' "$image" > prelu.py
+show "nn.PReLU has a parameter pfc cannot count: refused" prelu.py
 # Conv2d(3, 8, 3): 3*8*9 + 8 = 224; Conv2d(8, 4, 3): 8*4*9 + 4 = 292; 516
-step '' 'nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.Upsample(scale_factor=2), nn.Conv2d(8, 4, 3, padding=1))' \
-     "$image" > upsample.py
-show "nn.Upsample has none: taken as elementwise, noted, the tensor kept (516 parameters)" upsample.py assumptions
+step '' 'nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.LocalResponseNorm(2), nn.Conv2d(8, 4, 3, padding=1))' \
+     "$image" > lrn.py
+show "nn.LocalResponseNorm has none: taken as elementwise, noted, the tensor kept (516 parameters)" lrn.py assumptions
 
 echo "=== 4. a script that never places anything on a GPU trains on the CPU"
 mlp='nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 10))'

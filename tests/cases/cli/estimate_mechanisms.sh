@@ -903,7 +903,7 @@ est conv1d conv1d.py
 verdict conv1d <<'PY'
 j = J[0]
 trace = open("conv1d.trace").read().splitlines()
-convs = [l for l in trace if " conv2d " in l]
+convs = [l for l in trace if " conv1d " in l]
 reduce = [l for l in trace if " reduce " in l]
 check(j["params_total"] == 76298 and len(convs) == 2 and "[64,128,1000]" in convs[0] and "[64,128,500]" in convs[1],
       "Conv1d: 76,298 parameters, outputs (64, 128, 1000) then (64, 128, 500)",
