@@ -77,6 +77,11 @@ AVal *param_method(Interp *in, AVal *p, const char *name, Args *a);
 AVal *tensor_attr(Interp *in, AVal *base, const char *name);
 AVal *param_attr(Interp *in, AVal *p, const char *name);
 
+/* torchlib_params.c */
+AVal *requires_grad_call(Interp *in, AVal *self, Args *a);
+AVal *param_requires_grad(Interp *in, AVal *p);
+AVal *filter_items(Interp *in, AVal *f, AVal *items);
+
 /* torchlib_builtins.c */
 AVal *builtin(Interp *in, const char *name, Args *a);
 AVal *math_call(Interp *in, const char *f, Args *a);

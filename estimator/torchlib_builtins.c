@@ -109,6 +109,15 @@ static AVal *b_dict(Interp *in, const char *name, Args *a)
     return d;
 }
 
+/* filter(f, items) over a sequence pfc knows (f None: the true items). */
+static AVal *b_filter(Interp *in, const char *name, Args *a)
+{
+    AVal *f = arg(a, 0, NULL), *x = arg(a, 1, NULL);
+    AVal *items = x ? iter_items(in, x) : NULL;
+    (void)name;
+    return f && items ? filter_items(in, f, items) : av_unknown(in);
+}
+
 /* enumerate(), iter(), zip(): a DataLoader iterates as its one batch. */
 static AVal *b_iterate(Interp *in, const char *name, Args *a)
 {
@@ -246,7 +255,7 @@ AVal *builtin(Interp *in, const char *name, Args *a)
         {"list", b_list}, {"tuple", b_list}, {"dict", b_dict}, {"enumerate", b_iterate},
         {"iter", b_iterate}, {"zip", b_iterate}, {"next", b_next}, {"getattr", b_getattr},
         {"print", b_none}, {"setattr", b_none}, {"str", b_str}, {"bool", b_bool}, {"vars", b_vars},
-        {"eval", b_eval},
+        {"eval", b_eval}, {"filter", b_filter},
     };
     for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
         if (eq(name, fns[i].name))

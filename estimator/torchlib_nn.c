@@ -515,6 +515,24 @@ static AVal *sequential_call(Interp *in, Obj *m, AVal *x)
     return cur;
 }
 
+/* A library model records its parameters as it runs: frozen ones if the
+ * script froze it before, and the range they take, for parameters(). */
+static AVal *library_model_call(Interp *in, Obj *m, Args *a)
+{
+    if (!in->hooks.call_model)
+        return av_unknown(in);
+    uint32_t from = in->tr->params.n;
+    bool was = in->tr->frozen;
+    in->tr->frozen = was || m->frozen;
+    AVal *r = in->hooks.call_model(in->hooks.ctx, in, m, a->v, a->kw, a->n);
+    in->tr->frozen = was;
+    if (m->params_to <= m->params_from) {
+        m->params_from = from;
+        m->params_to = in->tr->params.n;
+    }
+    return r;
+}
+
 AVal *module_call(Interp *in, Obj *m, Args *a)
 {
     AVal *x = arg(a, 0, NULL);
@@ -546,8 +564,7 @@ AVal *module_call(Interp *in, Obj *m, Args *a)
     case NN_OPAQUE:
         return m->a == OPAQUE_LAYER ? assumed_op(in, x, m->arch) : av_unknown(in);
     case NN_HF: case NN_VISION: case NN_DIFFUSERS:
-        return in->hooks.call_model ? in->hooks.call_model(in->hooks.ctx, in, m, a->v, a->kw, a->n)
-                                    : av_unknown(in);
+        return library_model_call(in, m, a);
     default:
         return av_unknown(in);
     }
@@ -591,9 +608,16 @@ static void append_module(Interp *in, AVal *self, Args *a)
 AVal *module_method(Interp *in, AVal *self, const char *name, Args *a)
 {
     if (eq(name, "to") || eq(name, "cuda") || eq(name, "cpu") || eq(name, "half") || eq(name, "float") ||
-        eq(name, "bfloat16") || eq(name, "train") || eq(name, "eval") || eq(name, "requires_grad_") ||
-        eq(name, "apply") || eq(name, "double"))
+        eq(name, "bfloat16") || eq(name, "train") || eq(name, "eval") || eq(name, "apply") ||
+        eq(name, "double"))
         return self;
+    if (eq(name, "requires_grad_"))
+        return requires_grad_call(in, self, a);
+    if (eq(name, "parameters") || eq(name, "named_parameters")) {
+        AVal *prefix = arg(a, 0, "prefix");
+        return module_parameters(in, self, eq(name, "named_parameters"),
+                                 prefix && prefix->k == AV_STR ? prefix->s : NULL);
+    }
     AVal *base = self->obj->nn == NN_NONE ? obj_get(self->obj, LIBRARY_BASE) : NULL;
     if (base)   /* a class of the project derived from a library module: the base's methods */
         return method_call(in, base, name, a);
