@@ -258,9 +258,15 @@ static bool store_matches(Interp *in, Frame *fr, const IrValue *s, const IrValue
            same_key(frame_eval(in, fr, s->args[1]), frame_eval(in, fr, read->args[1]));
 }
 
+/* Whether store s runs; a freezing loop's store runs per parameter
+ * (freeze_loop decides), so what counts is that the loop is reached. */
 static bool store_runs(Interp *in, Frame *fr, DemandState *d, ValueId s)
 {
-    return block_live(in, fr, d, frame_fn(in, fr)->values.v[s].block, 0);
+    const IrFunction *f = frame_fn(in, fr);
+    BlockId b = f->values.v[s].block;
+    if (d->freeze_iter[s])
+        b = f->blocks.v[f->values.v[d->freeze_iter[s]].block].loop_header;
+    return block_live(in, fr, d, b, 0);
 }
 
 ValueId demand_store_before(Interp *in, Frame *fr, ValueId read)

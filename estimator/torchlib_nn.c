@@ -526,6 +526,7 @@ static AVal *library_model_call(Interp *in, Obj *m, Args *a)
     in->tr->frozen = was || m->frozen;
     AVal *r = in->hooks.call_model(in->hooks.ctx, in, m, a->v, a->kw, a->n);
     in->tr->frozen = was;
+    in->tr->head_grad = HEAD_AS_MODEL;
     if (m->params_to <= m->params_from) {
         m->params_from = from;
         m->params_to = in->tr->params.n;

@@ -82,6 +82,9 @@ void vision_apply_head(Interp *in, Obj *m)
     if (!whole && now->k == AV_OBJECT && now->obj->nn == NN_LINEAR && now->obj->b > 0 &&
         now->obj->a == h.in_features) {
         m->a = now->obj->b;
+        uint32_t w = now->obj->w;
+        bool trains = w && w <= in->tr->params.n && in->tr->params.v[w - 1].trainable;
+        in->tr->head_grad = trains ? HEAD_TRAINS : HEAD_FROZEN;   /* the builder's head is this one */
         drop_linear(in, now->obj);
         interp_note(in, 0, arena_printf(in->a, "the model's %s is replaced by a Linear(%lld, %lld): %s with %lld "
                                                "classes", where, (long long)h.in_features, (long long)m->a,
