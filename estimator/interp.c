@@ -1851,6 +1851,11 @@ static void prepare_model_call(Interp *in, AVal *model, Args *a)
 
 static AVal *call_dispatch(Interp *in, Frame *fr, const IrValue *x, AVal *callee, Args *pa);
 
+static bool is_attr_named(Interp *in, const IrFunction *f, ValueId v, const char *name)
+{
+    return f->values.v[v].op == IR_ATTR && strcmp(in_name(in, f->values.v[v].name), name) == 0;
+}
+
 static AVal *call(Interp *in, Frame *fr, ValueId v)
 {
     const IrFunction *f = &in->ir->funcs.v[fr->fi];
@@ -1858,6 +1863,9 @@ static AVal *call(Interp *in, Frame *fr, ValueId v)
     AVal *callee = eval(in, fr, x->args[0]);
     Args a;
     call_args(in, fr, x, &a);
+    if (callee->k != AV_BOUND && is_attr_named(in, f, x->args[0], "requires_grad_"))
+        interp_note(in, x->node, "requires_grad_ is called on something pfc does not follow (a part of a library "
+                                 "model, an unknown value): its parameters are counted as trainable");
     if (callee->k == AV_QUAL && strcmp(callee->s, "builtins.super") == 0)
         return super_of(in, fr, &a);   /* it needs the calling method's class and self */
     uint32_t outer = in->cur_node, outer_site = in->tr->site;

@@ -153,6 +153,7 @@ bool optimizer_holds(Interp *in, AVal *params, bool *held);
  * there (its classes become the model's). */
 AVal *vision_head_attr(Interp *in, AVal *model, const char *name);
 void vision_apply_head(Interp *in, Obj *m);
+void vision_rebind_head(Interp *in, Obj *m);
 
 /* core (interp.c) */
 /* Makes m the current module (NULL: stays); returns the one to restore. */

@@ -499,6 +499,10 @@ bool estimate_run(Syntax *s, const Ir *ir, const EstimateConfig *cfg, Estimate *
             optimizer_held_params(s, ir, in, &tr);
         ParamTotals pt;
         tr_param_totals(&tr, &pt);
+        if (t.training && pt.total && !pt.trainable)
+            interp_note(in, 0, "no parameter requires grad (all are frozen): PyTorch's backward() raises "
+                               "\"element 0 of tensors does not require grad\" unless an input does; estimated "
+                               "without gradients or optimizer state");
         bool lost = loss_lost(s, ir, &t, result);
         if (lc.model_name && lost)   /* the library traced the model itself */
             interp_note(in, 0, "the loss is computed from a value pfc does not follow: what the script computes "

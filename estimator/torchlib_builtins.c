@@ -349,3 +349,30 @@ AVal *dict_method(Interp *in, AVal *recv, const char *name, Args *a)
     }
     return av_unknown(in);
 }
+
+/* s.startswith(x) / s.endswith(x), x a string or a tuple of them: -1 when
+ * x is not one pfc knows. */
+static int affix_match(const char *s, const AVal *x, bool start)
+{
+    if (x->k == AV_SEQ) {
+        int r = 0;
+        for (uint32_t i = 0; i < x->n && r == 0; i++)
+            r = affix_match(s, x->items[i], start);
+        return r;
+    }
+    if (x->k != AV_STR || !x->s)
+        return -1;
+    size_t n = strlen(s), k = strlen(x->s);
+    return k <= n && memcmp(start ? s : s + n - k, x->s, k) == 0;
+}
+
+/* The string methods a condition on a parameter's name uses. */
+AVal *str_method(Interp *in, AVal *recv, const char *name, Args *a)
+{
+    AVal *x = arg(a, 0, NULL);
+    if ((eq(name, "startswith") || eq(name, "endswith")) && x && recv->s && a->n == 1) {
+        int r = affix_match(recv->s, x, eq(name, "startswith"));
+        return r < 0 ? av_unknown(in) : av_bool(in, r);
+    }
+    return av_unknown(in);
+}

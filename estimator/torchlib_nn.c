@@ -245,7 +245,7 @@ static AVal *nn_rnn(Interp *in, const char *name, Args *a)
     o->a = size_arg(in, a, 0, "input_size", 0, what);
     o->b = size_arg(in, a, 1, "hidden_size", 0, what);
     o->c = size_arg(in, a, 2, "num_layers", 1, what);
-    o->p = num_or(a, -1, "dropout", 0);
+    o->p = dropout_p(in, a, -1, "dropout", 0, what);
     o->groups = flag_arg(in, a, -1, "batch_first", false, what);
     o->k = eq(name, "GRU") ? 3 : eq(name, "RNN") ? 1 : 4;          /* gates */
     /* directions: twice the weights or not, not a default to assume */
@@ -278,7 +278,7 @@ static AVal *nn_dropout(Interp *in, const char *name, Args *a)
     Obj *o;
     AVal *m = new_module(in, NN_DROPOUT, &o);
     (void)name;
-    o->p = num_or(a, 0, "p", 0.5);
+    o->p = dropout_p(in, a, 0, "p", 0.5, "nn.Dropout");
     return m;
 }
 
@@ -527,6 +527,7 @@ static AVal *library_model_call(Interp *in, Obj *m, Args *a)
     AVal *r = in->hooks.call_model(in->hooks.ctx, in, m, a->v, a->kw, a->n);
     in->tr->frozen = was;
     in->tr->head_grad = HEAD_AS_MODEL;
+    vision_rebind_head(in, m);
     if (m->params_to <= m->params_from) {
         m->params_from = from;
         m->params_to = in->tr->params.n;

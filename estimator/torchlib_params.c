@@ -213,15 +213,17 @@ static bool mark_held(Interp *in, AVal *v, bool *held, int depth)
             held[q] = true;
         return o && o->params_to > o->params_from;
     }
-    if (v->k == AV_OBJECT && v->obj->is_module)
-        return mark_held(in, module_parameters(in, v, false, NULL), held, depth + 1);
+    if (v->k == AV_OBJECT && v->obj->is_module) {   /* one whose parameters pfc does not have: not followed */
+        AVal *ps = module_parameters(in, v, false, NULL);
+        return ps->n && mark_held(in, ps, held, depth + 1);
+    }
     if (v->k == AV_DICT) {
         for (uint32_t i = 0; i < v->n; i++)
             if (strcmp(v->keys[i], "params") == 0)
                 return mark_held(in, v->items[i], held, depth + 1);
         return false;
     }
-    if (v->k != AV_SEQ)
+    if (v->k != AV_SEQ || !v->n)   /* an empty list: what it was built from pfc may not know */
         return false;
     bool ok = true;
     for (uint32_t i = 0; i < v->n; i++)

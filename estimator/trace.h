@@ -83,6 +83,7 @@ typedef struct Trace {
     bool training;               /* module.training: dropout active */
     bool no_grad;                /* torch.no_grad(): nothing saved, nothing requires grad */
     bool frozen;                 /* new parameters are not trainable (PEFT base) */
+    uint32_t head_w, head_b;     /* the parameters of the torchvision classifier built last */
     uint8_t head_grad;           /* a torchvision classifier the script replaced: HEAD_AS_MODEL,
                                     HEAD_TRAINS or HEAD_FROZEN (as the replacement was) */
     DType quant_compute;         /* bnb 4-bit: the dtype its weights are dequantized to */

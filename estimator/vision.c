@@ -118,6 +118,8 @@ static TId linear(Trace *tr, TId x, int64_t out, bool bias)
  * a model frozen around it. */
 static void head_params(Trace *tr, uint32_t w, uint32_t b)
 {
+    tr->head_w = w;
+    tr->head_b = b;
     if (tr->head_grad == HEAD_AS_MODEL)
         return;
     if (w)

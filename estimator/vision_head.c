@@ -96,3 +96,20 @@ void vision_apply_head(Interp *in, Obj *m)
                                            "module's parameters are counted besides it",
                                     whole ? h.attr : where, (const char *)m->arch));
 }
+
+/* After the model ran: the Linear the script put at the head stands for the
+ * head the builder recorded (its own parameters were dropped), so what the
+ * script does with it later (an optimizer given model.fc.parameters()) reaches
+ * the parameters that exist. */
+void vision_rebind_head(Interp *in, Obj *m)
+{
+    VisionHead h;
+    bool whole;
+    if (m->nn != NN_VISION || !vision_head((const char *)m->arch, &h))
+        return;
+    AVal *now = head_now(m, &h, &whole);
+    if (whole || !now || now->k != AV_OBJECT || now->obj->nn != NN_LINEAR || now->obj->w || !in->tr->head_w)
+        return;
+    now->obj->w = in->tr->head_w;
+    now->obj->bias = in->tr->head_b;
+}
