@@ -20,6 +20,7 @@ typedef struct DemandState {
     bool *is_root;        /* per value: some store hangs off it */
     bool *applied;        /* per value (stores): applied to its object */
     AVal **prior;         /* per value (stores): what it replaced there */
+    ValueId *freeze_iter; /* per value (stores): a freezing loop's ITER_NEXT (freeze_loop_iter) */
 } DemandState;
 
 static const IrFunction *frame_fn(Interp *in, const Frame *fr) { return &in->ir->funcs.v[fr->fi]; }
@@ -56,9 +57,50 @@ static bool is_mutating_call(Interp *in, const IrFunction *f, const IrValue *x)
     return (strcmp(m, "append") == 0 || strcmp(m, "extend") == 0) && !f->blocks.v[x->block].loop_header;
 }
 
+static bool is_method(Interp *in, const IrFunction *f, const IrValue *x, const char *name)
+{
+    return x->op == IR_CALL && x->nargs && f->values.v[x->args[0]].op == IR_ATTR &&
+           strcmp(in_name(in, f->values.v[x->args[0]].name), name) == 0;
+}
+
+/* `p.requires_grad = flag` or `p.requires_grad_(flag)` on the loop
+ * variable of `for p in R.parameters()` / `for name, p in
+ * R.named_parameters()`: the loop's ITER_NEXT value, else 0. Such a loop
+ * runs for each of R's parameters when R is computed (freeze_loop). */
+static ValueId freeze_loop_iter(Interp *in, const IrFunction *f, const IrValue *x)
+{
+    ValueId target;
+    if (x->op == IR_STORE_ATTR && x->nargs >= 2 && strcmp(in_name(in, x->name), "requires_grad") == 0)
+        target = x->args[0];
+    else if (is_method(in, f, x, "requires_grad_"))
+        target = f->values.v[x->args[0]].args[0];
+    else
+        return 0;
+    const IrValue *t = &f->values.v[target];
+    if (t->op == IR_UNPACK && t->nargs) {
+        target = t->args[0];
+        t = &f->values.v[target];
+    }
+    if (t->op != IR_ITER_NEXT || !t->nargs)
+        return 0;
+    const IrValue *src = &f->values.v[t->args[0]];
+    if (src->op != IR_CALL || !src->nargs)
+        return 0;
+    const IrValue *m = &f->values.v[src->args[0]];
+    return (is_method(in, f, src, "parameters") || is_method(in, f, src, "named_parameters")) && m->nargs
+               ? target : 0;
+}
+
+/* The module whose parameters a freezing loop iterates: R of R.parameters(). */
+static ValueId freeze_loop_module(const IrFunction *f, ValueId iter)
+{
+    const IrValue *src = &f->values.v[f->values.v[iter].args[0]];
+    return f->values.v[src->args[0]].args[0];
+}
+
 static bool is_effect(Interp *in, const IrFunction *f, const IrValue *x)
 {
-    return is_store(x) || is_mutating_call(in, f, x);
+    return is_store(x) || is_mutating_call(in, f, x) || is_method(in, f, x, "requires_grad_");
 }
 
 /* The operand a store or mutating call changes: the target, or the method's receiver. */
@@ -78,6 +120,7 @@ static DemandState *state(Interp *in, Frame *fr)
     d->is_root = arena_zalloc(in->a, nv * sizeof *d->is_root);
     d->applied = arena_zalloc(in->a, nv * sizeof *d->applied);
     d->prior = arena_zalloc(in->a, nv * sizeof *d->prior);
+    d->freeze_iter = arena_zalloc(in->a, nv * sizeof *d->freeze_iter);
     uint32_t n = 0;
     for (uint32_t v = 1; v < f->values.n; v++)
         n += is_effect(in, f, &f->values.v[v]);
@@ -86,7 +129,9 @@ static DemandState *state(Interp *in, Frame *fr)
     for (uint32_t v = 1; v < f->values.n; v++) {
         if (!is_effect(in, f, &f->values.v[v]))
             continue;
-        ValueId r = store_root(f, effect_target(f, &f->values.v[v]));
+        ValueId it = freeze_loop_iter(in, f, &f->values.v[v]);
+        ValueId r = store_root(f, it ? freeze_loop_module(f, it) : effect_target(f, &f->values.v[v]));
+        d->freeze_iter[v] = it;
         d->stores[d->nstores] = v;
         d->root[d->nstores++] = r;
         d->is_root[r] = true;
@@ -213,9 +258,15 @@ static bool store_matches(Interp *in, Frame *fr, const IrValue *s, const IrValue
            same_key(frame_eval(in, fr, s->args[1]), frame_eval(in, fr, read->args[1]));
 }
 
+/* Whether store s runs; a freezing loop's store runs per parameter
+ * (freeze_loop decides), so what counts is that the loop is reached. */
 static bool store_runs(Interp *in, Frame *fr, DemandState *d, ValueId s)
 {
-    return block_live(in, fr, d, frame_fn(in, fr)->values.v[s].block, 0);
+    const IrFunction *f = frame_fn(in, fr);
+    BlockId b = f->values.v[s].block;
+    if (d->freeze_iter[s])
+        b = f->blocks.v[f->values.v[d->freeze_iter[s]].block].loop_header;
+    return block_live(in, fr, d, b, 0);
 }
 
 ValueId demand_store_before(Interp *in, Frame *fr, ValueId read)
@@ -244,6 +295,104 @@ AVal *demand_value_before_stores(Interp *in, Frame *fr, ValueId read)
     return NULL;
 }
 
+/* ---- loops that freeze parameters -------------------------------------------------------- */
+
+/* Whether block b runs in the current iteration of the loop headed by h:
+ * 1 yes, 0 no, -1 it depends on a condition pfc cannot evaluate. */
+static int runs_in_iteration(Interp *in, Frame *fr, BlockId b, BlockId h, int depth)
+{
+    const IrFunction *f = frame_fn(in, fr);
+    if (b == h)
+        return 1;
+    if (depth > 64)
+        return -1;
+    int best = 0;
+    const IrBlock *blk = &f->blocks.v[b];
+    for (uint32_t i = 0; i < blk->preds.n; i++) {
+        BlockId p = blk->preds.v[i];
+        if (is_back_edge(f, p, b) || !inside_loop(f, p, h))
+            continue;
+        int from = runs_in_iteration(in, fr, p, h, depth + 1);
+        const IrBlock *pb = &f->blocks.v[p];
+        int edge = 1;
+        if (from && pb->succs.n == 2 && pb->cond && pb->loop_header != p) {
+            bool known;
+            bool t = av_truth(frame_eval(in, fr, pb->cond), &known);
+            edge = !known ? -1 : pb->succs.v[t ? 0 : 1] == b;
+        }
+        if (from == 1 && edge == 1)
+            return 1;
+        if (from && edge)
+            best = -1;   /* it may run */
+    }
+    return best;
+}
+
+/* Forgets the values computed in the loop headed by h, so the next
+ * iteration computes them from its own item. */
+static void forget_loop_values(Interp *in, Frame *fr, BlockId h)
+{
+    const IrFunction *f = frame_fn(in, fr);
+    for (uint32_t b = 0; b < f->blocks.n; b++)
+        if (inside_loop(f, b, h))
+            for (uint32_t i = 0; i < f->blocks.v[b].values.n; i++)
+                fr->vals[f->blocks.v[b].values.v[i]] = NULL;
+}
+
+/* One iteration's effect: the stored (or passed) flag on the loop's parameter. */
+static void freeze_one(Interp *in, Frame *fr, ValueId s)
+{
+    const IrFunction *f = frame_fn(in, fr);
+    const IrValue *x = &f->values.v[s];
+    if (x->op == IR_CALL) {
+        frame_eval(in, fr, s);   /* param_method's requires_grad_ */
+        return;
+    }
+    AVal *p = frame_eval(in, fr, x->args[0]);
+    if (p->k == AV_PARAM)
+        apply_store_attr(in, p, "requires_grad", frame_eval(in, fr, x->args[1]), NULL);
+}
+
+/* `for name, p in R.named_parameters(): if COND: p.requires_grad = False`
+ * (or parameters(), requires_grad_): the loop a demand frame does not run,
+ * run here for each of R's parameters, its condition evaluated with the
+ * loop's variables bound (the names are PyTorch's). A parameter for which
+ * the condition cannot be evaluated keeps the requires_grad it had, and the
+ * report says so: counting a gradient that may not exist is the safe side of
+ * an estimate, dropping one that exists is not. */
+static void freeze_loop(Interp *in, Frame *fr, ValueId s, ValueId iter)
+{
+    const IrFunction *f = frame_fn(in, fr);
+    const IrValue *x = &f->values.v[s];
+    BlockId h = f->blocks.v[f->values.v[iter].block].loop_header;
+    AVal *items = iter_items(in, frame_eval(in, fr, f->values.v[iter].args[0]));
+    if (!items) {
+        interp_note(in, x->node, "this loop freezes parameters of a module pfc cannot list: they are counted "
+                                 "as trainable");
+        return;
+    }
+    uint32_t undecided = 0;
+    const char *example = NULL;
+    for (uint32_t i = 0; i < items->n && !interp_error(in); i++) {
+        forget_loop_values(in, fr, h);
+        fr->vals[iter] = items->items[i];
+        int runs = runs_in_iteration(in, fr, x->block, h, 0);
+        if (runs == 1)
+            freeze_one(in, fr, s);
+        if (runs < 0 && !undecided++) {
+            AVal *it = items->items[i];
+            AVal *name = it->k == AV_SEQ && it->n == 2 ? it->items[0] : NULL;
+            example = name && name->k == AV_STR ? name->s : NULL;
+        }
+    }
+    forget_loop_values(in, fr, h);
+    if (undecided)
+        interp_note(in, x->node, arena_printf(in->a, "whether this loop freezes a parameter depends on a value pfc "
+                                                     "cannot evaluate: %u of %u parameters%s%s%s are counted as "
+                                                     "trainable", undecided, items->n, example ? " (" : "",
+                                              example ? example : "", example ? ", ...)" : ""));
+}
+
 static bool is_mutable(const AVal *v) { return v->k == AV_OBJECT || v->k == AV_DICT || v->k == AV_SEQ; }
 
 void demand_apply_stores(Interp *in, Frame *fr, ValueId v)
@@ -260,10 +409,14 @@ void demand_apply_stores(Interp *in, Frame *fr, ValueId v)
             continue;
         d->applied[s] = true;   /* before its operands: they may read the object back */
         const IrValue *x = &f->values.v[s];
+        if (d->freeze_iter[s]) {
+            freeze_loop(in, fr, s, d->freeze_iter[s]);
+            continue;
+        }
         AVal *base = frame_eval(in, fr, effect_target(f, x));
         if (x->op == IR_CALL) {
-            if (base->k == AV_DICT || base->k == AV_SEQ)
-                frame_eval(in, fr, s);   /* dict_method / seq_method change it */
+            if (base->k == AV_DICT || base->k == AV_SEQ || is_method(in, f, x, "requires_grad_"))
+                frame_eval(in, fr, s);   /* dict_method / seq_method / requires_grad_ change it */
         } else if (x->op == IR_STORE_ATTR)
             apply_store_attr(in, base, in_name(in, x->name), frame_eval(in, fr, x->args[1]), &d->prior[s]);
         else

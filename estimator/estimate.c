@@ -612,6 +612,8 @@ static void read_call(Reader *r, Interp *in, int fi, const IrValue *v)
     uint32_t at = node_start(r->S, syn_node(r->S, v->node)) + 1;
     if (method_is(r, callee, "zero_grad") && !r->zero_grad_at)
         r->zero_grad_at = at;
+    if (method_is(r, callee, "zero_grad") && (f->values.v[callee->args[0]].roles & ROLE_MODEL))
+        cfg->zero_grad_model = true;
     if (method_is(r, callee, "backward") && !r->backward_at)
         r->backward_at = at;
     if ((callee->roles & ROLE_MODEL) && callee->op != IR_ATTR && !r->model_call_at)

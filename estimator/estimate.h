@@ -33,6 +33,8 @@ typedef struct EstimateConfig {
     bool momentum, nesterov, weight_decay, fused, foreach_off;
     int state_slots;              /* OPT_SLOTS: parameter-sized state tensors */
     bool set_to_none;             /* zero_grad(set_to_none=True), the default */
+    bool zero_grad_model;         /* model.zero_grad(): every parameter's .grad, not only the
+                                     optimizer's, is freed */
     bool train_called, eval_called;   /* model.train() / model.eval() in the script */
     bool zero_grad_mid;           /* zero_grad() between the forward and backward():
                                      the previous step's .grad lives through the forward */

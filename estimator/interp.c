@@ -1453,6 +1453,30 @@ static int same_name(const AVal *a, const AVal *b)
     return a->k == AV_QUAL && b->k == AV_QUAL && strcmp(a->s, b->s) == 0 ? 1 : -1;
 }
 
+/* Whether container c holds x: a substring of a string, a key of a dict,
+ * an item of a list or tuple (constants compared by value); -1 when pfc
+ * cannot tell. */
+static int contains(const AVal *c, const AVal *x)
+{
+    if (c->k == AV_STR && x->k == AV_STR && c->s && x->s)
+        return strstr(c->s, x->s) != NULL;
+    if (c->k == AV_DICT && x->k == AV_STR) {
+        for (uint32_t i = 0; i < c->n; i++)
+            if (strcmp(c->keys[i], x->s) == 0)
+                return 1;
+        return 0;
+    }
+    if (c->k != AV_SEQ || (x->k != AV_STR && x->k != AV_INT && x->k != AV_BOOL))
+        return -1;
+    for (uint32_t i = 0; i < c->n; i++) {
+        if (c->items[i]->k == AV_UNKNOWN)
+            return -1;
+        if (same_key(c->items[i], x))
+            return 1;
+    }
+    return 0;
+}
+
 static AVal *compare(Interp *in, Frame *fr, ValueId v)
 {
     const IrFunction *f = &in->ir->funcs.v[fr->fi];
@@ -1469,6 +1493,10 @@ static AVal *compare(Interp *in, Frame *fr, ValueId v)
     int tok = binop_token(in, x->node);
     if (a->k == AV_TENSOR || b->k == AV_TENSOR)
         return tensor_binop(in, T_EQEQUAL, a, b);
+    if (tok == T_KW_IN || tok == T_KW_NOT) {   /* `a in b`, `a not in b` */
+        int has = contains(b, a);
+        return has < 0 ? av_unknown(in) : av_bool(in, tok == T_KW_NOT ? !has : has);
+    }
     if (tok == T_KW_IS || tok == T_EQEQUAL || tok == T_NOTEQUAL) {
         bool neg = tok == T_NOTEQUAL;
         if (tok == T_KW_IS)
@@ -1866,6 +1894,11 @@ static void prepare_model_call(Interp *in, AVal *model, Args *a)
 
 static AVal *call_dispatch(Interp *in, Frame *fr, const IrValue *x, AVal *callee, Args *pa);
 
+static bool is_attr_named(Interp *in, const IrFunction *f, ValueId v, const char *name)
+{
+    return f->values.v[v].op == IR_ATTR && strcmp(in_name(in, f->values.v[v].name), name) == 0;
+}
+
 static AVal *call(Interp *in, Frame *fr, ValueId v)
 {
     const IrFunction *f = &in->ir->funcs.v[fr->fi];
@@ -1873,6 +1906,9 @@ static AVal *call(Interp *in, Frame *fr, ValueId v)
     AVal *callee = eval(in, fr, x->args[0]);
     Args a;
     call_args(in, fr, x, &a);
+    if (callee->k != AV_BOUND && is_attr_named(in, f, x->args[0], "requires_grad_"))
+        interp_note(in, x->node, "requires_grad_ is called on something pfc does not follow (a part of a library "
+                                 "model, an unknown value): its parameters are counted as trainable");
     if (callee->k == AV_QUAL && strcmp(callee->s, "builtins.super") == 0)
         return super_of(in, fr, &a);   /* it needs the calling method's class and self */
     uint32_t outer = in->cur_node, outer_site = in->tr->site;
@@ -2350,6 +2386,16 @@ void apply_store_attr(Interp *in, AVal *base, const char *name, AVal *val, AVal 
     AVal *old = base->k == AV_OBJECT ? obj_get(base->obj, name) : NULL;
     if (prior)
         *prior = old;
+    if (base->k == AV_PARAM && strcmp(name, "requires_grad") == 0) {
+        bool known;
+        bool trains = av_truth(val, &known);
+        if (known)
+            set_requires_grad(in, base, trains);
+        else
+            interp_note(in, in->cur_node, "requires_grad is set to a value pfc cannot read: the parameter "
+                                          "keeps the requires_grad it had");
+        return;
+    }
     if (base->k == AV_OBJECT && base->obj->is_module)
         replace_submodule(in, old, val);
     if (base->k == AV_OBJECT && base->obj->nn != NN_NONE && base->obj->nn < NN_OPTIMIZER)

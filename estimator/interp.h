@@ -87,6 +87,11 @@ struct Obj {
     const Window *win;     /* convolutions and pools: the window's geometry, per spatial side */
     const void *arch;      /* NN_HF: Arch; NN_VISION: name; NN_DIFFUSERS: UNetConfig;
                               Transformer layers: LayerConf */
+    /* a library model (NN_HF, NN_VISION, NN_DIFFUSERS) records its parameters
+     * when it runs: frozen (requires_grad_(False) before that) makes them
+     * frozen, and [params_from, params_to) are their trace indices after */
+    bool frozen;
+    uint32_t params_from, params_to;
 };
 
 typedef struct Interp Interp;

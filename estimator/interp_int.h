@@ -135,11 +135,25 @@ AVal *frame_eval(Interp *in, Frame *fr, ValueId v);
 /* Whether two constant keys (strings, integers) are the same key. */
 bool same_key(const AVal *a, const AVal *b);
 
+/* nn.Module parameters (torchlib_params.c). A module's parameters as a
+ * list of AV_PARAM, in named_parameters()' order (named: (name, param)
+ * pairs; prefix names the module, NULL: none); a library model that has not
+ * run yet is one placeholder (param 0, self the model). */
+AVal *module_parameters(Interp *in, AVal *m, bool named, const char *prefix);
+/* requires_grad = trains for a parameter, a placeholder, a module's
+ * parameters or a list of them. */
+void set_requires_grad(Interp *in, AVal *target, bool trains);
+/* Marks held[i] for each trace parameter i that an optimizer's `params`
+ * (parameters, modules, parameter-group dicts, lists of them) holds;
+ * false when part of it is not something pfc can follow. */
+bool optimizer_holds(Interp *in, AVal *params, bool *held);
+
 /* torchvision heads (vision_head.c): `model.fc` of an NN_VISION model
  * (NULL: not its head), and, when the model runs, the head the script put
  * there (its classes become the model's). */
 AVal *vision_head_attr(Interp *in, AVal *model, const char *name);
 void vision_apply_head(Interp *in, Obj *m);
+void vision_rebind_head(Interp *in, Obj *m);
 
 /* core (interp.c) */
 /* Makes m the current module (NULL: stays); returns the one to restore. */

@@ -135,6 +135,71 @@ static void other_optimized_models(Syntax *s, const Ir *ir, Interp *in)
     }
 }
 
+/* The `params` argument of an optimizer's construction: the first
+ * positional argument or params=; 0 when the call gives neither. */
+static ValueId optimizer_params_arg(Syntax *s, const IrValue *v)
+{
+    for (uint32_t i = 1; i < v->nargs; i++) {
+        uint32_t len;
+        const char *k = v->kwnames && v->kwnames[i] ? intern_str(&s->names, v->kwnames[i], &len) : NULL;
+        if (!k || (len == 6 && memcmp(k, "params", 6) == 0))
+            return v->args[i];
+    }
+    return 0;
+}
+
+/* Whether v constructs an optimizer class (torch.optim.AdamW, bnb's,
+ * transformers'): a call with the optimizer role whose callee is a class. */
+static bool constructs_optimizer(Syntax *s, const IrFunction *f, const IrValue *v)
+{
+    if (v->op != IR_CALL || !v->nargs || !(v->roles & ROLE_OPTIMIZER))
+        return false;
+    uint32_t len, q = f->values.v[v->args[0]].qual;
+    const char *name = q ? intern_str(&s->names, q, &len) : NULL;
+    const char *last = name;
+    for (uint32_t k = 0; name && k + 1 < len; k++)
+        if (name[k] == '.')
+            last = name + k + 1;
+    return last && last[0] >= 'A' && last[0] <= 'Z';
+}
+
+/* Autograd makes a .grad for every parameter that requires grad; an
+ * optimizer keeps state only for those it holds. When every optimizer the
+ * script constructs names its parameters in a way pfc follows
+ * (model.fc.parameters(), filter(...), parameter groups), the trainable
+ * parameters none of them holds are marked unheld; any optimizer pfc cannot
+ * follow (or one that is given something else, or none constructed) leaves
+ * all of them held, as before. */
+static void optimizer_held_params(Syntax *s, const Ir *ir, Interp *in, Trace *tr)
+{
+    bool *held = calloc(tr->params.n + 1, 1), all = true, any = false;
+    for (uint32_t fi = 0; fi < ir->funcs.n && held; fi++) {
+        const IrFunction *f = &ir->funcs.v[fi];
+        for (uint32_t i = 1; i < f->values.n; i++) {
+            const IrValue *v = &f->values.v[i];
+            if (!constructs_optimizer(s, f, v))
+                continue;
+            ValueId pv = optimizer_params_arg(s, v);
+            any = true;
+            all = all && pv && optimizer_holds(in, interp_eval(in, (int)fi, pv), held);
+        }
+    }
+    uint64_t trains = 0, unheld = 0;
+    for (uint32_t i = 0; any && all && i < tr->params.n; i++) {
+        TParam *p = &tr->params.v[i];
+        p->unheld = !held[i];
+        trains += p->trainable ? p->numel : 0;
+        unheld += p->trainable && p->unheld ? p->numel : 0;
+    }
+    free(held);
+    if (unheld)
+        interp_note(in, 0, arena_printf(s->arena, "the optimizers hold %llu of the %llu trainable parameters: state "
+                                                  "for those only; the other %llu still get a .grad in every "
+                                                  "backward, which the optimizer's zero_grad() does not free",
+                                        (unsigned long long)(trains - unheld), (unsigned long long)trains,
+                                        (unsigned long long)unheld));
+}
+
 static uint64_t optimizer_state(const EstimateConfig *cfg, uint64_t trainable, uint64_t trainable_bytes,
                                 uint64_t tensors, uint64_t step_tensor)
 {
@@ -195,6 +260,7 @@ static Phase pass_phase(const char *name, uint64_t base, const LiveSplit *l, uin
  * gradients, optimizer state, the step's temporaries. */
 typedef struct Budget {
     uint64_t W, G, S, T;
+    uint64_t Gu;   /* of G, the .grad no optimizer holds: never freed by its zero_grad() */
 } Budget;
 
 /* Sharding (shard.c says what each mode splits): sharded weights are
@@ -218,19 +284,18 @@ static Budget budget(const EstimateConfig *cfg, const Trace *tr, bool training, 
         pt.bytes = gathered;
     out->weights = pt.bytes;
     out->buffers = tr->buffer_bytes;
-    Budget b = {pt.bytes + tr->buffer_bytes, 0, 0, 0};
+    Budget b = {pt.bytes + tr->buffer_bytes, 0, 0, 0, 0};
     if (!training)
         return b;
     bool opt = cfg->optimizer != OPT_NONE && !cfg->offload_optimizer;
     uint64_t g_ranks = shard_splits_grads(cfg) ? ranks : 1, s_ranks = shard_splits_state(cfg) ? ranks : 1;
     b.G = pt.trainable_bytes / g_ranks;
-    b.S = opt ? optimizer_state(cfg, pt.trainable, pt.trainable_bytes, pt.trainable_tensors, 512) / s_ranks : 0;
-    b.T = opt ? step_temporaries(cfg, pt.trainable_bytes) / s_ranks : 0;
+    b.Gu = cfg->zero_grad_model ? 0 : pt.unheld_grad_bytes / g_ranks;
+    b.S = opt ? optimizer_state(cfg, pt.held, pt.held_bytes, pt.held_tensors, 512) / s_ranks : 0;
+    b.T = opt ? step_temporaries(cfg, pt.held_bytes) / s_ranks : 0;
     /* the exact components: unrounded, as the optimizer's tensors add up */
     out->all_gradients = pt.raw_trainable_bytes / g_ranks;
-    out->all_state = opt ? optimizer_state(cfg, pt.trainable, pt.raw_trainable_bytes, pt.trainable_tensors, 4) /
-                               s_ranks
-                         : 0;
+    out->all_state = opt ? optimizer_state(cfg, pt.held, pt.raw_held_bytes, pt.held_tensors, 4) / s_ranks : 0;
     if (cfg->paged_optimizer) {
         out->paged_state = out->all_state;
         out->all_state = 0;
@@ -255,7 +320,7 @@ static void evaluation_phases(Phases *ph, const Budget *b, const PassMemory *m, 
 /* Training (see the comment at the top of this file). m1: .grad created in
  * the backward; m2: .grad already there (accumulation, set_to_none=False). */
 static void training_phases(Phases *ph, const EstimateConfig *cfg, const Budget *b, const PassMemory *m1,
-                            const PassMemory *m2, uint64_t retained)
+                            const PassMemory *m2, const PassMemory *m3, uint64_t retained)
 {
     uint64_t W = b->W, G = b->G, S = b->S;
     Phase p = pass_phase("forward, first step", W, &m1->at_fwd_peak, m1->fwd_peak, 0, 0);
@@ -267,10 +332,11 @@ static void training_phases(Phases *ph, const EstimateConfig *cfg, const Budget 
         consider(ph, &st);
     }
     bool keep_grads = !cfg->set_to_none || cfg->optimizer == OPT_NONE;
-    uint64_t Gk = keep_grads || cfg->zero_grad_mid ? G : 0;
+    uint64_t Gk = keep_grads || cfg->zero_grad_mid ? G : b->Gu;
     p = pass_phase("forward, second step", W + m1->kept_outputs, &m1->at_fwd_peak, m1->fwd_peak, Gk, S);
     consider(ph, &p);
     p = keep_grads ? pass_phase("backward, second step", W, &m2->at_bwd_peak, m2->bwd_peak, G, S)
+        : b->Gu    ? pass_phase("backward, second step", W, &m3->at_bwd_peak, m3->bwd_peak, b->Gu, S)
                    : pass_phase("backward, second step", W, &m1->at_bwd_peak, m1->bwd_peak, 0, S);
     if (retained) {
         p.total += retained;
@@ -301,8 +367,11 @@ static void assemble(const EstimateConfig *cfg, const Trace *tr, bool training, 
     out->saved_end_of_forward = m1.saved;
     Phases ph = {{"forward", 0, 0, 0, 0, 0, 0, 0, 0}, out};
     if (training) {
+        PassMemory m3 = m1;
         tr_simulate(tr, true, true, &m2);
-        training_phases(&ph, cfg, &b, &m1, &m2, retained);
+        if (b.Gu)
+            tr_simulate_unheld_kept(tr, &m3);
+        training_phases(&ph, cfg, &b, &m1, &m2, &m3, retained);
     } else {
         evaluation_phases(&ph, &b, &m1, retained);
     }
@@ -426,8 +495,14 @@ bool estimate_run(Syntax *s, const Ir *ir, const EstimateConfig *cfg, Estimate *
             loop_carried_values(s, ir, in, &t);
         else
             other_optimized_models(s, ir, in);
+        if (t.training)
+            optimizer_held_params(s, ir, in, &tr);
         ParamTotals pt;
         tr_param_totals(&tr, &pt);
+        if (t.training && pt.total && !pt.trainable)
+            interp_note(in, 0, "no parameter requires grad (all are frozen): PyTorch's backward() raises "
+                               "\"element 0 of tensors does not require grad\" unless an input does; estimated "
+                               "without gradients or optimizer state");
         bool lost = loss_lost(s, ir, &t, result);
         if (lc.model_name && lost)   /* the library traced the model itself */
             interp_note(in, 0, "the loss is computed from a value pfc does not follow: what the script computes "

@@ -15,6 +15,7 @@ typedef struct Sim {
     const Trace *tr;
     uint64_t *alloc_at[K__N], *free_at[K__N], *saved_free_at[K__N], *pgrad_at;
     uint64_t *region_saved[K__N];
+    bool unheld_kept;   /* the .grad of parameters no optimizer holds exist already */
 } Sim;
 
 static bool is_root(const TTensor *t) { return t->base == 0; }
@@ -88,7 +89,7 @@ static void plan(Sim *s, PassMemory *m, uint64_t live_end[K__N])
     for (uint32_t i = 0; i < tr->params.n; i++) {
         const TParam *p = &tr->params.v[i];
         uint64_t shards = tr->grad_shards > 1 ? tr->grad_shards : 1;
-        if (p->trainable && p->last_op)
+        if (p->trainable && p->last_op && !(s->unheld_kept && p->unheld))
             s->pgrad_at[p->last_op] += alloc_round(p->numel * dtype_size((DType)p->dtype) / shards);
     }
 }
@@ -174,12 +175,13 @@ static void backward(Sim *s, bool grads_exist, const uint64_t live_end[K__N], Pa
     free(has_grad);
 }
 
-void tr_simulate(const Trace *tr, bool backward_too, bool grads_exist, PassMemory *out)
+static void simulate(const Trace *tr, bool backward_too, bool grads_exist, bool unheld_kept, PassMemory *out)
 {
     memset(out, 0, sizeof *out);
     Sim s;
     memset(&s, 0, sizeof s);
     s.tr = tr;
+    s.unheld_kept = unheld_kept;
     sim_alloc(&s, tr->ops.n);
     uint64_t live_end[K__N] = {0};
     plan(&s, out, live_end);
@@ -187,4 +189,14 @@ void tr_simulate(const Trace *tr, bool backward_too, bool grads_exist, PassMemor
     if (backward_too)
         backward(&s, grads_exist, live_end, out);
     sim_free(&s);
+}
+
+void tr_simulate(const Trace *tr, bool backward_too, bool grads_exist, PassMemory *out)
+{
+    simulate(tr, backward_too, grads_exist, false, out);
+}
+
+void tr_simulate_unheld_kept(const Trace *tr, PassMemory *out)
+{
+    simulate(tr, true, false, true, out);
 }

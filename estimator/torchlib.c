@@ -138,6 +138,21 @@ double num_or(const Args *a, int pos, const char *kw, double dflt)
     return x && av_num(x, &v) ? v : dflt;
 }
 
+double dropout_p(Interp *in, const Args *a, int pos, const char *kw, double dflt, const char *what)
+{
+    double v;
+    AVal *x = arg(a, pos, kw);
+    if (!x || x->k == AV_NONE)
+        return dflt;   /* PyTorch's default */
+    if (av_num(x, &v))
+        return v;
+    interp_note(in, in->cur_node,
+                arena_printf(in->a, "%s's dropout probability%s is a value pfc cannot read: %g (PyTorch's default) "
+                                    "is assumed, %s", what, arg_shown(in, pos, kw), dflt,
+                             dflt > 0 ? "so its mask is counted" : "so no dropout mask is counted"));
+    return dflt;
+}
+
 bool bool_or(const Args *a, int pos, const char *kw, bool dflt)
 {
     AVal *x = arg(a, pos, kw);
@@ -502,6 +517,7 @@ AVal *method_call(Interp *in, AVal *recv, const char *name, Args *a)
     case AV_OBJECT: return object_method(in, recv, name, a);
     case AV_SEQ: return seq_method(in, recv, name, a);
     case AV_DICT: return dict_method(in, recv, name, a);
+    case AV_STR: return str_method(in, recv, name, a);
     default: return av_unknown(in);
     }
 }
@@ -514,7 +530,7 @@ AVal *attr_of_value(Interp *in, AVal *base, const char *name)
         return param_attr(in, base, name);
     if (base->k == AV_OBJECT)
         return module_attr(in, base, name);
-    if (base->k == AV_SEQ || base->k == AV_DICT)
+    if (base->k == AV_SEQ || base->k == AV_DICT || base->k == AV_STR)
         return av_bound(in, base, name);
     if (base->k == AV_CLASS)
         return interp_class_attr(in, base, name);

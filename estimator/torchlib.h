@@ -26,6 +26,9 @@ int64_t size_arg(Interp *in, const Args *a, int pos, const char *kw, int64_t dfl
 int64_t count_arg(Interp *in, const Args *a, int pos, const char *kw, int64_t dflt, const char *module);
 double num_or(const Args *a, int pos, const char *kw, double dflt);
 bool bool_or(const Args *a, int pos, const char *kw, bool dflt);
+/* A dropout probability: absent, PyTorch's default dflt; present but
+ * unreadable, dflt with a note at the call saying so (what names the module). */
+double dropout_p(Interp *in, const Args *a, int pos, const char *kw, double dflt, const char *what);
 bool device_is_gpu(const AVal *v);
 AVal *copy_shaped(Interp *in, AVal *x, int nd, const int64_t *dim);
 AVal *assumed_op(Interp *in, AVal *x, const char *what);
@@ -82,11 +85,17 @@ AVal *param_method(Interp *in, AVal *p, const char *name, Args *a);
 AVal *tensor_attr(Interp *in, AVal *base, const char *name);
 AVal *param_attr(Interp *in, AVal *p, const char *name);
 
+/* torchlib_params.c */
+AVal *requires_grad_call(Interp *in, AVal *self, Args *a);
+AVal *param_requires_grad(Interp *in, AVal *p);
+AVal *filter_items(Interp *in, AVal *f, AVal *items);
+
 /* torchlib_builtins.c */
 AVal *builtin(Interp *in, const char *name, Args *a);
 AVal *math_call(Interp *in, const char *f, Args *a);
 AVal *seq_method(Interp *in, AVal *recv, const char *name, Args *a);
 AVal *dict_method(Interp *in, AVal *recv, const char *name, Args *a);
+AVal *str_method(Interp *in, AVal *recv, const char *name, Args *a);
 
 /* torchlib_frameworks.c: a YAML or JSON file (path relative to the
  * script's directory) as dicts and lists; a refusal when unreadable. */

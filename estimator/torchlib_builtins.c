@@ -112,6 +112,15 @@ static AVal *b_dict(Interp *in, const char *name, Args *a)
     return d;
 }
 
+/* filter(f, items) over a sequence pfc knows (f None: the true items). */
+static AVal *b_filter(Interp *in, const char *name, Args *a)
+{
+    AVal *f = arg(a, 0, NULL), *x = arg(a, 1, NULL);
+    AVal *items = x ? iter_items(in, x) : NULL;
+    (void)name;
+    return f && items ? filter_items(in, f, items) : av_unknown(in);
+}
+
 /* enumerate(), iter(), zip(): a DataLoader iterates as its one batch. */
 static AVal *b_iterate(Interp *in, const char *name, Args *a)
 {
@@ -249,7 +258,7 @@ AVal *builtin(Interp *in, const char *name, Args *a)
         {"list", b_list}, {"tuple", b_list}, {"dict", b_dict}, {"enumerate", b_iterate},
         {"iter", b_iterate}, {"zip", b_iterate}, {"next", b_next}, {"getattr", b_getattr},
         {"print", b_none}, {"setattr", b_none}, {"str", b_str}, {"bool", b_bool}, {"vars", b_vars},
-        {"eval", b_eval},
+        {"eval", b_eval}, {"filter", b_filter},
     };
     for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
         if (eq(name, fns[i].name))
@@ -340,6 +349,33 @@ AVal *dict_method(Interp *in, AVal *recv, const char *name, Args *a)
             }
         }
         return s;
+    }
+    return av_unknown(in);
+}
+
+/* s.startswith(x) / s.endswith(x), x a string or a tuple of them: -1 when
+ * x is not one pfc knows. */
+static int affix_match(const char *s, const AVal *x, bool start)
+{
+    if (x->k == AV_SEQ) {
+        int r = 0;
+        for (uint32_t i = 0; i < x->n && r == 0; i++)
+            r = affix_match(s, x->items[i], start);
+        return r;
+    }
+    if (x->k != AV_STR || !x->s)
+        return -1;
+    size_t n = strlen(s), k = strlen(x->s);
+    return k <= n && memcmp(start ? s : s + n - k, x->s, k) == 0;
+}
+
+/* The string methods a condition on a parameter's name uses. */
+AVal *str_method(Interp *in, AVal *recv, const char *name, Args *a)
+{
+    AVal *x = arg(a, 0, NULL);
+    if ((eq(name, "startswith") || eq(name, "endswith")) && x && recv->s && a->n == 1) {
+        int r = affix_match(recv->s, x, eq(name, "startswith"));
+        return r < 0 ? av_unknown(in) : av_bool(in, r);
     }
     return av_unknown(in);
 }

@@ -32,7 +32,7 @@ static AVal *sdpa(Interp *in, Args *a)
     TId q = gpu_arg(in, a, 0, "query"), k = gpu_arg(in, a, 1, "key"), v = gpu_arg(in, a, 2, "value");
     if (!q || !k || !v)
         return av_unknown(in);
-    AVal *out = tensor_result(in, tr_sdpa(in->tr, q, k, v, num_or(a, 4, "dropout_p", 0)));
+    AVal *out = tensor_result(in, tr_sdpa(in->tr, q, k, v, dropout_p(in, a, 4, "dropout_p", 0, "F.scaled_dot_product_attention")));
     if (out->nd == 4) {
         /* the fused kernels write (b, s, h, d) memory and return it as (b, h, s, d) */
         uint8_t p[4] = {0, 2, 1, 3};
@@ -70,7 +70,7 @@ static AVal *f_dropout(Interp *in, AVal *x, Args *a)
     bool training = bool_or(a, 2, "training", true);
     if (!t || !training)
         return x ? x : av_unknown(in);
-    return tensor_result(in, tr_dropout(in->tr, t, num_or(a, 1, "p", 0.5)));
+    return tensor_result(in, tr_dropout(in->tr, t, dropout_p(in, a, 1, "p", 0.5, "F.dropout")));
 }
 
 /* F.linear with an nn.Parameter weight (out_features x in_features). */

@@ -183,7 +183,7 @@ static AVal *nn_rnn(Interp *in, const char *name, Args *a)
     o->a = size_arg(in, a, 0, "input_size", 0, what);
     o->b = size_arg(in, a, 1, "hidden_size", 0, what);
     o->c = size_arg(in, a, 2, "num_layers", 1, what);
-    o->p = num_or(a, -1, "dropout", 0);
+    o->p = dropout_p(in, a, -1, "dropout", 0, what);
     o->groups = flag_arg(in, a, -1, "batch_first", false, what);
     o->k = eq(name, "GRU") ? 3 : eq(name, "RNN") ? 1 : 4;          /* gates */
     /* directions: twice the weights or not, not a default to assume */
@@ -216,7 +216,7 @@ static AVal *nn_dropout(Interp *in, const char *name, Args *a)
     Obj *o;
     AVal *m = new_module(in, NN_DROPOUT, &o);
     (void)name;
-    o->p = num_or(a, 0, "p", 0.5);
+    o->p = dropout_p(in, a, 0, "p", 0.5, "nn.Dropout");
     return m;
 }
 
@@ -421,6 +421,26 @@ static AVal *sequential_call(Interp *in, Obj *m, AVal *x)
     return cur;
 }
 
+/* A library model records its parameters as it runs: frozen ones if the
+ * script froze it before, and the range they take, for parameters(). */
+static AVal *library_model_call(Interp *in, Obj *m, Args *a)
+{
+    if (!in->hooks.call_model)
+        return av_unknown(in);
+    uint32_t from = in->tr->params.n;
+    bool was = in->tr->frozen;
+    in->tr->frozen = was || m->frozen;
+    AVal *r = in->hooks.call_model(in->hooks.ctx, in, m, a->v, a->kw, a->n);
+    in->tr->frozen = was;
+    in->tr->head_grad = HEAD_AS_MODEL;
+    vision_rebind_head(in, m);
+    if (m->params_to <= m->params_from) {
+        m->params_from = from;
+        m->params_to = in->tr->params.n;
+    }
+    return r;
+}
+
 AVal *module_call(Interp *in, Obj *m, Args *a)
 {
     AVal *x = arg(a, 0, NULL);
@@ -454,8 +474,7 @@ AVal *module_call(Interp *in, Obj *m, Args *a)
     case NN_OPAQUE:
         return m->a == OPAQUE_LAYER ? assumed_op(in, x, m->arch) : av_unknown(in);
     case NN_HF: case NN_VISION: case NN_DIFFUSERS:
-        return in->hooks.call_model ? in->hooks.call_model(in->hooks.ctx, in, m, a->v, a->kw, a->n)
-                                    : av_unknown(in);
+        return library_model_call(in, m, a);
     default:
         return av_unknown(in);
     }
@@ -499,9 +518,16 @@ static void append_module(Interp *in, AVal *self, Args *a)
 AVal *module_method(Interp *in, AVal *self, const char *name, Args *a)
 {
     if (eq(name, "to") || eq(name, "cuda") || eq(name, "cpu") || eq(name, "half") || eq(name, "float") ||
-        eq(name, "bfloat16") || eq(name, "train") || eq(name, "eval") || eq(name, "requires_grad_") ||
-        eq(name, "apply") || eq(name, "double"))
+        eq(name, "bfloat16") || eq(name, "train") || eq(name, "eval") || eq(name, "apply") ||
+        eq(name, "double"))
         return self;
+    if (eq(name, "requires_grad_"))
+        return requires_grad_call(in, self, a);
+    if (eq(name, "parameters") || eq(name, "named_parameters")) {
+        AVal *prefix = arg(a, 0, "prefix");
+        return module_parameters(in, self, eq(name, "named_parameters"),
+                                 prefix && prefix->k == AV_STR ? prefix->s : NULL);
+    }
     AVal *base = self->obj->nn == NN_NONE ? obj_get(self->obj, LIBRARY_BASE) : NULL;
     if (base)   /* a class of the project derived from a library module: the base's methods */
         return method_call(in, base, name, a);

@@ -465,6 +465,8 @@ static AVal *param_as_cpu_tensor(Interp *in, AVal *p)
  * read from its shape. */
 AVal *param_method(Interp *in, AVal *p, const char *name, Args *a)
 {
+    if (eq(name, "requires_grad_"))
+        return requires_grad_call(in, p, a);
     if (eq(name, "t"))
         return param_transpose(in, p);
     AVal *as_tensor = param_as_cpu_tensor(in, p);
@@ -508,6 +510,8 @@ AVal *param_attr(Interp *in, AVal *p, const char *name)
         return shape_value(in, p);
     if (eq(name, "ndim"))
         return av_int(in, p->nd);
+    if (eq(name, "requires_grad"))
+        return param_requires_grad(in, p);
     return av_bound(in, p, name);
 }
 

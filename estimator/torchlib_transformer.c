@@ -287,7 +287,7 @@ static AVal *nn_mha(Interp *in, const char *name, Args *a)
     (void)name;
     o->a = size_arg(in, a, 0, "embed_dim", 0, what);
     o->k = (int)size_arg(in, a, 1, "num_heads", 0, what);
-    o->p = num_or(a, 2, "dropout", 0);
+    o->p = dropout_p(in, a, 2, "dropout", 0, "nn.MultiheadAttention");
     o->groups = bool_or(a, 8, "batch_first", false);
     if (o->a && o->k && o->a % o->k)
         refuse(in, arena_printf(in->a, "%s: embed_dim %lld is not divisible by num_heads %d (PyTorch raises)", what,

@@ -191,7 +191,7 @@ uint32_t tr_param_dtype(Trace *tr, uint64_t numel, DType dt, bool trainable)
                                    (double)numel));
         numel = 1;
     }
-    TParam p = {numel, (uint8_t)dt, trainable, 0, 0, 0, false};
+    TParam p = {numel, (uint8_t)dt, trainable, 0, 0, 0, false, false};
     VEC_PUSH(tr->arena, tr->params, p);
     return tr->params.n;
 }
@@ -252,6 +252,14 @@ void tr_param_totals(const Trace *tr, ParamTotals *out)
             out->raw_trainable_bytes = ck_add(out->raw_trainable_bytes, raw);
         if (p->trainable && p->numel)
             out->trainable_tensors++;
+        if (p->trainable && !p->unheld) {
+            out->held = ck_add(out->held, p->numel);
+            out->held_bytes = ck_add(out->held_bytes, bytes);
+            out->raw_held_bytes = ck_add(out->raw_held_bytes, raw);
+            out->held_tensors += p->numel != 0;
+        } else if (p->trainable) {
+            out->unheld_grad_bytes = ck_add(out->unheld_grad_bytes, bytes);
+        }
         if (p->trainable) {
             out->trainable = ck_add(out->trainable, p->numel);
             out->trainable_bytes = ck_add(out->trainable_bytes, bytes);

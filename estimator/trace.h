@@ -64,8 +64,11 @@ typedef struct TParam {
     TId autocast_copy;    /* the cached 16-bit copy within the autocast region */
     uint8_t bits;         /* 4 or 8: a bitsandbytes-quantized weight (frozen), 0 otherwise */
     bool double_quant;    /* 4-bit: its absmax quantized again (bnb_4bit_use_double_quant) */
+    bool unheld;          /* no optimizer holds it: no state; trained, its .grad outlives the
+                             optimizer's zero_grad() (autograd makes it, nothing frees it) */
 } TParam;
 
+enum { HEAD_AS_MODEL, HEAD_TRAINS, HEAD_FROZEN };
 typedef struct Trace {
     Arena *arena;
     ARENA_VEC(TTensor) t;        /* t.v[0] unused */
@@ -80,6 +83,9 @@ typedef struct Trace {
     bool training;               /* module.training: dropout active */
     bool no_grad;                /* torch.no_grad(): nothing saved, nothing requires grad */
     bool frozen;                 /* new parameters are not trainable (PEFT base) */
+    uint32_t head_w, head_b;     /* the parameters of the torchvision classifier built last */
+    uint8_t head_grad;           /* a torchvision classifier the script replaced: HEAD_AS_MODEL,
+                                    HEAD_TRAINS or HEAD_FROZEN (as the replacement was) */
     DType quant_compute;         /* bnb 4-bit: the dtype its weights are dequantized to */
     uint32_t grad_shards;        /* FSDP, ZeRO-2/3 over N ranks: each .grad is reduce-scattered as
                                     the backward makes it, a rank keeps 1/N (0, 1: whole) */
@@ -233,6 +239,9 @@ typedef struct ParamTotals {
     uint64_t total, trainable, bytes, trainable_bytes, frozen_bytes;   /* bytes as allocated */
     uint64_t raw_bytes, raw_trainable_bytes;                          /* numel x size, unrounded */
     uint64_t trainable_tensors;
+    /* the trainable parameters an optimizer holds (its state is theirs), and
+     * the bytes of the .grad of those none holds */
+    uint64_t held, held_bytes, raw_held_bytes, held_tensors, unheld_grad_bytes;
 } ParamTotals;
 void tr_param_totals(const Trace *tr, ParamTotals *out);
 /* Whether any op read a parameter: false when the model was built but its
@@ -261,6 +270,10 @@ uint64_t tr_total_bytes(const Trace *tr);
 
 /* grads_exist: the parameters' .grad already exist (no new allocation). */
 void tr_simulate(const Trace *tr, bool backward, bool grads_exist, PassMemory *out);
+/* A later step's backward when some trainable parameters are held by no
+ * optimizer: their .grad exist already (the caller counts them), the others'
+ * are made in the backward. */
+void tr_simulate_unheld_kept(const Trace *tr, PassMemory *out);
 
 uint64_t alloc_round(uint64_t bytes);
 void tr_dump(const Trace *tr, void (*emit)(void *ctx, const char *line), void *ctx);   /* the caching allocator's 512-byte rounding */

@@ -113,6 +113,40 @@ static TId linear(Trace *tr, TId x, int64_t out, bool bias)
     return tr_linear(tr, x, out, w, b);
 }
 
+/* The classifier's last layer, the one `model.fc = nn.Linear(...)`
+ * replaces: it trains as the replacement did (tr->head_grad), even in
+ * a model frozen around it. */
+static void head_params(Trace *tr, uint32_t w, uint32_t b)
+{
+    tr->head_w = w;
+    tr->head_b = b;
+    if (tr->head_grad == HEAD_AS_MODEL)
+        return;
+    if (w)
+        tr->params.v[w - 1].trainable = tr->head_grad == HEAD_TRAINS;
+    if (b)
+        tr->params.v[b - 1].trainable = tr->head_grad == HEAD_TRAINS;
+}
+
+static TId classifier(Trace *tr, TId x, int64_t out, bool bias)
+{
+    int64_t in = tr_dim(tr, x, -1);
+    uint32_t w = tr_param(tr, ck_mul((uint64_t)in, (uint64_t)out));
+    uint32_t b = bias ? tr_param(tr, (uint64_t)out) : 0;
+    head_params(tr, w, b);
+    return tr_linear(tr, x, out, w, b);
+}
+
+/* SqueezeNet's classifier is a 1x1 convolution with bias. */
+static TId classifier_conv(Trace *tr, TId x, int64_t nc)
+{
+    int64_t cin = chans(tr, x);
+    uint32_t w = tr_param(tr, ck_mul((uint64_t)nc, (uint64_t)cin));
+    uint32_t b = tr_param(tr, (uint64_t)nc);
+    head_params(tr, w, b);
+    return tr_conv2d(tr, x, nc, 1, 1, 0, 1, w, b);
+}
+
 static TId act(Trace *tr, TId x, int a, bool inplace)
 {
     return a < 0 ? x : tr_act(tr, x, (Act)a, inplace);
@@ -404,7 +438,7 @@ static TId resnet(Trace *tr, TId x, const VModel *m, int64_t nc)
                         : resnet_basic(tr, x, planes, stride);
         }
     }
-    return linear(tr, pool_flatten(tr, x), nc, true);
+    return classifier(tr, pool_flatten(tr, x), nc, true);
 }
 
 /* ---- VGG (vgg.py) --------------------------------------------------------------------------- */
@@ -435,7 +469,7 @@ static TId vgg(Trace *tr, TId x, const VModel *m, int64_t nc)
     x = linear(tr, x, 4096, true);
     x = tr_act(tr, x, ACT_RELU, true);
     x = tr_dropout(tr, x, 0.5);
-    return linear(tr, x, nc, true);
+    return classifier(tr, x, nc, true);
 }
 
 /* ---- AlexNet (alexnet.py) ----------------------------------------------------------------- */
@@ -455,7 +489,7 @@ static TId alexnet(Trace *tr, TId x, int64_t nc)
     x = tr_act(tr, linear(tr, x, 4096, true), ACT_RELU, true);
     x = tr_dropout(tr, x, 0.5);
     x = tr_act(tr, linear(tr, x, 4096, true), ACT_RELU, true);
-    return linear(tr, x, nc, true);
+    return classifier(tr, x, nc, true);
 }
 
 /* ---- DenseNet (densenet.py, memory_efficient=False) ---------------------------------------- */
@@ -492,7 +526,7 @@ static TId densenet(Trace *tr, TId x, const VModel *m, int64_t nc)
     }
     x = bn(tr, x);                          /* norm5 */
     x = tr_act(tr, x, ACT_RELU, true);      /* F.relu(features, inplace=True) */
-    return linear(tr, pool_flatten(tr, x), nc, true);
+    return classifier(tr, pool_flatten(tr, x), nc, true);
 }
 
 /* ---- EfficientNet V1 and V2 (efficientnet.py) -------------------------------------------- */
@@ -558,7 +592,7 @@ static TId efficientnet_run(Trace *tr, TId x, const MBStage *st, int nst, int64_
     x = cna(tr, x, last_channel > 0 ? last_channel : 4 * st[nst - 1].out, 1, 1, 1, ACT_SILU);
     x = pool_flatten(tr, x);
     x = dropout_inplace(tr, x, dropout);
-    return linear(tr, x, nc, true);
+    return classifier(tr, x, nc, true);
 }
 
 static TId efficientnet(Trace *tr, TId x, const VModel *m, int64_t nc)
@@ -626,7 +660,7 @@ static TId mobilenet_v2(Trace *tr, TId x, int64_t nc)
     x = cna(tr, x, 1280, 1, 1, 1, ACT_RELU6);
     x = pool_flatten(tr, x);
     x = tr_dropout(tr, x, 0.2);
-    return linear(tr, x, nc, true);
+    return classifier(tr, x, nc, true);
 }
 
 static TId mobilenet_v3(Trace *tr, TId x, const VModel *m, int64_t nc)
@@ -669,7 +703,7 @@ static TId mobilenet_v3(Trace *tr, TId x, const VModel *m, int64_t nc)
     x = linear(tr, x, last_channel, true);
     x = tr_act(tr, x, ACT_HARDSWISH, true);
     x = dropout_inplace(tr, x, 0.2);
-    return linear(tr, x, nc, true);
+    return classifier(tr, x, nc, true);
 }
 
 /* ---- Vision Transformer (vision_transformer.py) ------------------------------------------- */
@@ -751,7 +785,7 @@ static TId vit(Trace *tr, TId x, const VModel *m, int64_t nc)
     x = ln(tr, x);
     int64_t first[2] = {n, hidden};
     x = tr_view(tr, x, 2, first);   /* x[:, 0] */
-    return linear(tr, x, nc, true);
+    return classifier(tr, x, nc, true);
 }
 
 /* ---- ConvNeXt (convnext.py) --------------------------------------------------------------- */
@@ -793,7 +827,7 @@ static TId convnext(Trace *tr, TId x, const VModel *m, int64_t nc)
     }
     x = tr_adaptive_pool(tr, x, 1, 1);
     x = ln2d(tr, x);
-    return linear(tr, flatten(tr, x), nc, true);
+    return classifier(tr, flatten(tr, x), nc, true);
 }
 
 /* ---- RegNet (regnet.py) ------------------------------------------------------------------- */
@@ -862,7 +896,7 @@ static TId regnet(Trace *tr, TId x, const VModel *m, int64_t nc)
     for (int s = 0; s < rs.n; s++)
         for (int j = 0; j < rs.depth[s]; j++)
             x = regnet_block(tr, x, rs.width[s], j ? 1 : 2, rs.group_width[s], m->f[2]);
-    return linear(tr, pool_flatten(tr, x), nc, true);
+    return classifier(tr, pool_flatten(tr, x), nc, true);
 }
 
 /* ---- SqueezeNet (squeezenet.py) ------------------------------------------------------------ */
@@ -901,7 +935,7 @@ static TId squeezenet(Trace *tr, TId x, const VModel *m, int64_t nc)
     for (int i = 0; cfg[i][0] >= 0; i++)
         x = cfg[i][0] ? fire(tr, x, cfg[i][0], cfg[i][1], cfg[i][1]) : pool_ceil(tr, x, 3, 2);
     x = tr_dropout(tr, x, 0.5);
-    x = tr_act(tr, conv(tr, x, nc, 1, 1, 0, 1, true), ACT_RELU, true);
+    x = tr_act(tr, classifier_conv(tr, x, nc), ACT_RELU, true);
     return pool_flatten(tr, x);
 }
 
@@ -945,7 +979,7 @@ static TId shufflenet(Trace *tr, TId x, const VModel *m, int64_t nc)
     x = cna(tr, x, m->i[3], 1, 1, 1, ACT_RELU);
     int64_t d[2] = {tr_dim(tr, x, 0), chans(tr, x)};
     x = tr_reduce_to(tr, x, 2, d);   /* x.mean([2, 3]) */
-    return linear(tr, x, nc, true);
+    return classifier(tr, x, nc, true);
 }
 
 /* ---- MNASNet (mnasnet.py, version 2) ------------------------------------------------------- */
@@ -987,7 +1021,7 @@ static TId mnasnet(Trace *tr, TId x, const VModel *m, int64_t nc)
     int64_t pooled[2] = {tr_dim(tr, x, 0), 1280};
     x = tr_reduce_to(tr, x, 2, pooled);   /* x.mean([2, 3]) */
     x = dropout_inplace(tr, x, 0.2);
-    return linear(tr, x, nc, true);
+    return classifier(tr, x, nc, true);
 }
 
 /* ---- GoogLeNet and Inception v3 (googlenet.py, inception.py) ------------------------------- */
@@ -1043,7 +1077,7 @@ static TId googlenet(Trace *tr, TId x, int64_t nc)
     }
     x = pool_flatten(tr, x);
     x = tr_dropout(tr, x, 0.2);
-    return linear(tr, x, nc, true);
+    return classifier(tr, x, nc, true);
 }
 
 static TId incept_a(Trace *tr, TId x, int64_t pool_features)
@@ -1113,7 +1147,7 @@ static TId incept_aux(Trace *tr, TId x, int64_t nc)
     if (tr_dim(tr, x, 2) < 5 || tr_dim(tr, x, 3) < 5)
         return 0;
     x = bconv(tr, x, 768, 5, 1, 0);
-    return linear(tr, pool_flatten(tr, x), nc, true);
+    return classifier(tr, pool_flatten(tr, x), nc, true);
 }
 
 /* inception_v3 with aux_logits (the default, and the published 27,161,264
@@ -1141,7 +1175,7 @@ static TId inception_v3(Trace *tr, TId x, int64_t nc)
     x = incept_e(tr, incept_e(tr, incept_d(tr, x)));
     x = pool_flatten(tr, x);
     x = tr_dropout(tr, x, 0.5);
-    return linear(tr, x, nc, true);
+    return classifier(tr, x, nc, true);
 }
 
 /* ---- Swin Transformer V1 and V2 (swin_transformer.py) -------------------------------------- */
@@ -1291,7 +1325,7 @@ static TId swin(Trace *tr, TId x, const VModel *m, int64_t nc)
     }
     x = ln(tr, x);
     x = flatten(tr, tr_adaptive_pool(tr, permute_nchw(tr, x), 1, 1));
-    return linear(tr, x, nc, true);
+    return classifier(tr, x, nc, true);
 }
 
 /* ---- MaxViT (maxvit.py) -------------------------------------------------------------------- */
@@ -1409,7 +1443,7 @@ static TId maxvit(Trace *tr, TId x, const VModel *m, int64_t nc)
     }
     x = ln(tr, pool_flatten(tr, x));
     x = tr_act(tr, linear(tr, x, chans(tr, x), true), ACT_TANH, false);
-    return linear(tr, x, nc, false);
+    return classifier(tr, x, nc, false);
 }
 
 /* ---- entry --------------------------------------------------------------------------------- */

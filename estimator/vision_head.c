@@ -82,6 +82,9 @@ void vision_apply_head(Interp *in, Obj *m)
     if (!whole && now->k == AV_OBJECT && now->obj->nn == NN_LINEAR && now->obj->b > 0 &&
         now->obj->a == h.in_features) {
         m->a = now->obj->b;
+        uint32_t w = now->obj->w;
+        bool trains = w && w <= in->tr->params.n && in->tr->params.v[w - 1].trainable;
+        in->tr->head_grad = trains ? HEAD_TRAINS : HEAD_FROZEN;   /* the builder's head is this one */
         drop_linear(in, now->obj);
         interp_note(in, 0, arena_printf(in->a, "the model's %s is replaced by a Linear(%lld, %lld): %s with %lld "
                                                "classes", where, (long long)h.in_features, (long long)m->a,
@@ -92,4 +95,21 @@ void vision_apply_head(Interp *in, Obj *m)
                                            "torchvision's %s: the original head is modelled, and the new "
                                            "module's parameters are counted besides it",
                                     whole ? h.attr : where, (const char *)m->arch));
+}
+
+/* After the model ran: the Linear the script put at the head stands for the
+ * head the builder recorded (its own parameters were dropped), so what the
+ * script does with it later (an optimizer given model.fc.parameters()) reaches
+ * the parameters that exist. */
+void vision_rebind_head(Interp *in, Obj *m)
+{
+    VisionHead h;
+    bool whole;
+    if (m->nn != NN_VISION || !vision_head((const char *)m->arch, &h))
+        return;
+    AVal *now = head_now(m, &h, &whole);
+    if (whole || !now || now->k != AV_OBJECT || now->obj->nn != NN_LINEAR || now->obj->w || !in->tr->head_w)
+        return;
+    now->obj->w = in->tr->head_w;
+    now->obj->bias = in->tr->head_b;
 }
