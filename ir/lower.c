@@ -12,55 +12,43 @@ static IrFunction *fn(Lowerer *L) { return &L->ir->funcs.v[L->fs->fn]; }
  * count. Doubling inside the arena would leave every outgrown copy behind:
  * about as much again as the values themselves (64 bytes each, a million in
  * a 10 MB module). Doubles the room of f's values. */
-void ir_values_reserve(IrFunction *f)
+/* One doubling by realloc, starting at `first` elements. */
+static void *heap_grow(void *v, uint32_t *cap, uint32_t first, size_t elem)
 {
-    uint32_t cap = f->values.cap ? f->values.cap * 2 : 16;
-    IrValue *v = realloc(f->values.v, (size_t)cap * sizeof *v);
-    if (!v)
-        abort();
-    f->values.v = v;
-    f->values.cap = cap;
-}
-
-/* A block's values, predecessors and successors: malloc'ed while the
- * function is lowered, moved into the arena at their exact size by
- * ir_end_scope (most hold one or two, so arena doubling from 16 would cost
- * a block about 190 bytes). */
-static uint32_t *id_list_grow(uint32_t *v, uint32_t *cap)
-{
-    *cap = *cap ? *cap * 2 : 4;
-    v = realloc(v, (size_t)*cap * sizeof *v);
+    *cap = *cap ? *cap * 2 : first;
+    v = realloc(v, (size_t)*cap * elem);
     if (!v)
         abort();
     return v;
 }
 
+/* A malloc'ed array moved into the arena at its exact size (NULL if empty). */
+static void *heap_settle(Arena *A, void *v, uint32_t n, size_t elem)
+{
+    void *exact = n ? arena_copy(A, v, n * elem) : NULL;
+    free(v);
+    return exact;
+}
+
+void ir_values_reserve(IrFunction *f)
+{
+    f->values.v = heap_grow(f->values.v, &f->values.cap, 16, sizeof *f->values.v);
+}
+
+/* A block's values, predecessors and successors, malloc'ed the same way
+ * (most hold one or two, so arena doubling from 16 would cost a block about
+ * 190 bytes). */
 #define LIST_PUSH(vec, x) do { \
         if ((vec).n == (vec).cap) \
-            (vec).v = id_list_grow((vec).v, &(vec).cap); \
+            (vec).v = heap_grow((vec).v, &(vec).cap, 4, sizeof *(vec).v); \
         (vec).v[(vec).n++] = (x); \
     } while (0)
-
-static void list_settle(Arena *A, uint32_t **v, uint32_t n)
-{
-    uint32_t *growing = *v;
-    *v = n ? arena_copy(A, growing, n * sizeof *growing) : NULL;
-    free(growing);
-}
 
 /* The blocks too: most functions have a few (arena doubling from 16 would
  * reserve 1 KB for each). */
 void ir_block_push(IrFunction *f, const IrBlock *b)
 {
-    if (f->blocks.n == f->blocks.cap) {
-        uint32_t cap = f->blocks.cap ? f->blocks.cap * 2 : 4;
-        IrBlock *v = realloc(f->blocks.v, (size_t)cap * sizeof *v);
-        if (!v)
-            abort();
-        f->blocks.v = v;
-        f->blocks.cap = cap;
-    }
-    f->blocks.v[f->blocks.n++] = *b;
+    LIST_PUSH(f->blocks, *b);
 }
 
 ValueId ir_new_value(Lowerer *L, IrOp op, uint32_t node, BlockId b)
@@ -176,23 +164,14 @@ void ir_end_scope(Lowerer *L, FnState *fs, FnState *outer)
     free(fs->defs);
     fs->defs = NULL;
     IrFunction *f = &L->ir->funcs.v[fs->fn];
-    IrValue *growing = f->values.v;
-    f->values.v = arena_copy(L->A, growing, f->values.n * sizeof *growing);
-    f->values.cap = f->values.n;
-    free(growing);
     for (uint32_t b = 0; b < f->blocks.n; b++) {
         IrBlock *k = &f->blocks.v[b];
-        list_settle(L->A, &k->values.v, k->values.n);
-        list_settle(L->A, &k->preds.v, k->preds.n);
-        list_settle(L->A, &k->succs.v, k->succs.n);
-        k->values.cap = k->values.n;
-        k->preds.cap = k->preds.n;
-        k->succs.cap = k->succs.n;
+        k->values.v = heap_settle(L->A, k->values.v, k->values.cap = k->values.n, sizeof(ValueId));
+        k->preds.v = heap_settle(L->A, k->preds.v, k->preds.cap = k->preds.n, sizeof(BlockId));
+        k->succs.v = heap_settle(L->A, k->succs.v, k->succs.cap = k->succs.n, sizeof(BlockId));
     }
-    IrBlock *blocks = f->blocks.v;
-    f->blocks.v = arena_copy(L->A, blocks, f->blocks.n * sizeof *blocks);
-    f->blocks.cap = f->blocks.n;
-    free(blocks);
+    f->values.v = heap_settle(L->A, f->values.v, f->values.cap = f->values.n, sizeof(IrValue));
+    f->blocks.v = heap_settle(L->A, f->blocks.v, f->blocks.cap = f->blocks.n, sizeof(IrBlock));
     L->fs = outer;
 }
 
