@@ -45,7 +45,10 @@ $(BUILD)/%.o: %.c $(HEADERS)
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(LIB_OBJ) -lcmocka $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $< $(filter %.o,$^) -lcmocka $(LDLIBS)
+
+# unit tests of cli/ code link the object they test
+$(BUILD)/tests/test_cache: $(BUILD)/cli/cache.o
 
 # Debian packages the build and tests need; installs only what is missing
 # (as root, or through sudo when available).

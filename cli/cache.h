@@ -1,44 +1,70 @@
-/* The result cache: .pfc_cache/<key>, where the key is an XXH3 hash of the
- * file's bytes, its path, the pfc version and every setting that changes the
- * output. A hit replays the stored output without parsing the file. An entry
- * also lists the project modules the file's facts read, with their hashes:
- * the caller checks them before it trusts the entry.
+/* The result cache: .pfc_cache/pack-0 .. pack-f, sixteen packed files. Each
+ * holds an index (key -> where the entry lies) and the entries themselves; a
+ * run reads a pack with one read the first time one of its keys is looked
+ * up, and rewrites, once at the end of the run, only the packs it added
+ * entries to. The key is an XXH3 hash of the file's bytes, its path, the pfc
+ * version and every setting that changes the output; the pack is chosen by
+ * the hash of the path and settings alone, so that the entry an edit
+ * supersedes lies in the pack the new one is written to, and is dropped there.
+ * A hit replays the stored output without parsing the file. An entry also
+ * lists the project modules the file's facts read, with their hashes: the
+ * caller checks them before it trusts the entry.
  *
- * An entry is trusted only if it is a regular file of exactly the size its
- * header announces, with sane counts, the key it was looked up under and an
- * XXH3 checksum of its bytes: anything else (truncated, corrupt, copied from
- * another key, a FIFO) is a miss, and the entry is rewritten. Reading never
- * blocks. A cache that cannot be written is only slower: the first failure
- * disables it for the run with one notice on stderr. */
+ * A pack is trusted only if it is a regular file whose header (magic, byte
+ * order, format, pfc version, size) and index checksum agree; anything else
+ * (truncated, garbled, a FIFO, a directory, unreadable) is an empty pack.
+ * An entry is trusted only if it lies inside the pack, has sane counts, the
+ * key it was looked up under and an XXH3 checksum of its bytes; anything else
+ * is a miss, and the entry is rewritten. A rewrite keeps the entries this run
+ * used or produced, and older sound ones (files not linted this run) up to
+ * CACHE_SHARD_BUDGET bytes per pack, the most recently used first; an older
+ * entry for a path this run linted again under the same settings is dropped.
+ * A pack is replaced atomically (temporary file + rename): two concurrent
+ * runs may lose each other's new entries, never leave a torn pack. Reading
+ * never blocks. A cache that cannot be written is only slower: the first
+ * failure disables it for the run with one notice on stderr. */
 #ifndef PFC_CACHE_H
 #define PFC_CACHE_H
 #include "../base/buf.h"
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
-enum { CACHE_MAX_STATS = 32 };
+enum { CACHE_MAX_STATS = 32, CACHE_KEY_LEN = 32, CACHE_SHARDS = 16 };
+enum { CACHE_SHARD_BUDGET = 16u << 20 };   /* older entries per pack: 256 MiB in all */
 
 typedef struct CachedResult {
     uint32_t counts[3];
     uint32_t nstats;
     struct { char code[8]; char name[48]; uint32_t n, safe_fixes, unsafe_fixes; } stats[CACHE_MAX_STATS];
-    Buf out;
-    Buf deps;   /* the project modules its facts read (cli/project.h); empty if none */
+    /* loaded: views into the cache's memory, valid until cache_close;
+     * stored: copied by cache_store */
+    const char *out;
+    size_t out_len;
+    const char *deps;   /* the project modules its facts read (cli/project.h); empty if none */
+    size_t deps_len;
 } CachedResult;
 
-enum { CACHE_KEY_LEN = 32 };
+typedef struct CacheKey {
+    char hex[CACHE_KEY_LEN + 1];   /* hash(settings, path, bytes) as 32 hex digits */
+    uint64_t source;               /* hash(settings, path): which pack, and what supersedes */
+} CacheKey;
 
 typedef struct Cache Cache;
 
-/* key = hash(settings, path, bytes) as 32 hex digits */
-void cache_key(char key[CACHE_KEY_LEN + 1], uint64_t settings, const char *path,
-               const char *src, uint32_t len);
+void cache_key(CacheKey *key, uint64_t settings, const char *path, const char *src, uint32_t len);
 /* Opens the directory, creating it; NULL (after the notice) when it cannot be
  * used. Thread-safe after opening: load and store from any thread. */
 Cache *cache_open(const char *dir);
-void cache_close(Cache *c);   /* NULL is fine */
-bool cache_load(Cache *c, const char *key, CachedResult *r);
-/* Writes atomically (temporary file + rename). */
-void cache_store(Cache *c, const char *key, const CachedResult *r);
+/* Writes the packs that gained entries, then frees the cache (and every view
+ * that cache_load returned). NULL is fine. */
+void cache_close(Cache *c);
+bool cache_load(Cache *c, const CacheKey *key, CachedResult *r);
+void cache_store(Cache *c, const CacheKey *key, const CachedResult *r);
+/* pfc debug-cache: each pack of the directory, its generation and entries
+ * (key, offset, size, the generations that wrote and last used it, and
+ * whether it passes its checks); returns 0, or 2 if the directory cannot be
+ * read. */
+int cache_list(const char *dir, FILE *out);
 
 #endif

@@ -521,25 +521,23 @@ static void sort_findings(FindingVec *v)
 
 static const char CACHE_DIR[] = ".pfc_cache";
 
+/* A hit's output and deps are views into the cache, valid until cache_close
+ * (after the output is printed); the CachedResult itself is the file's. */
 static void cached_free(CachedResult *c)
 {
-    if (!c)
-        return;
-    buf_free(&c->out);
-    buf_free(&c->deps);
     free(c);
 }
 
 /* A hit also needs every project module the entry's facts read unchanged:
  * editing model.py re-lints train.py. */
-static bool replay_cached(Cache *cache, Project *project, FileResult *r, const char *key)
+static bool replay_cached(Cache *cache, Project *project, FileResult *r, const CacheKey *key)
 {
     CachedResult *c = malloc(sizeof *c);
     if (!c || !cache_load(cache, key, c)) {
         free(c);
         return false;
     }
-    if (c->deps.n && !project_deps_current(project, c->deps.v, c->deps.n)) {
+    if (c->deps_len && !project_deps_current(project, c->deps, c->deps_len)) {
         cached_free(c);
         return false;
     }
@@ -548,13 +546,11 @@ static bool replay_cached(Cache *cache, Project *project, FileResult *r, const c
     for (uint32_t i = 0; i < r->nstats; i++)
         r->stats[i] = (CodeCount){c->stats[i].code, c->stats[i].name, c->stats[i].n,
                                   c->stats[i].safe_fixes, c->stats[i].unsafe_fixes};
-    r->out = c->out;
-    c->out = (Buf){0};
     r->cached = c;
     return true;
 }
 
-static void store_cached(Cache *cache, const FileResult *r, const char *key)
+static void store_cached(Cache *cache, const FileResult *r, const CacheKey *key)
 {
     CachedResult *c = calloc(1, sizeof *c);
     if (!c)
@@ -568,8 +564,10 @@ static void store_cached(Cache *cache, const FileResult *r, const char *key)
         c->stats[i].safe_fixes = r->stats[i].safe;
         c->stats[i].unsafe_fixes = r->stats[i].unsafe;
     }
-    c->out = r->out;   /* borrowed for writing */
-    c->deps = r->deps;
+    c->out = r->out.v;   /* copied by cache_store */
+    c->out_len = r->out.n;
+    c->deps = r->deps.v;
+    c->deps_len = r->deps.n;
     cache_store(cache, key, c);
     free(c);
 }
@@ -913,10 +911,10 @@ static void lint_one(size_t i, int worker, void *ctx)
         return;
     }
     bool fixing = o->fix || o->diff;
-    char key[CACHE_KEY_LEN + 1];
+    CacheKey key;
     if (run->cache) {
-        cache_key(key, run->settings ^ cfg->hash, path, src, len);
-        if (replay_cached(run->cache, o->project, r, key)) {
+        cache_key(&key, run->settings ^ cfg->hash, path, src, len);
+        if (replay_cached(run->cache, o->project, r, &key)) {
             free(src);
             return;
         }
@@ -964,7 +962,7 @@ static void lint_one(size_t i, int worker, void *ctx)
     if (failure[0])
         report_write_failure(r, &o->style, path, failure);
     if (run->cache)
-        store_cached(run->cache, r, key);
+        store_cached(run->cache, r, &key);
     arena_reset(arena);
     notebook_free(r->notebook);
     r->notebook = NULL;
@@ -1308,7 +1306,9 @@ static int print_run(LintOptions *o, LintRun *run)
             fputs(",\n", stdout);
         if (n)
             first_json = false;
-        if (!stats_only)
+        if (!stats_only && r->cached)
+            fwrite(r->cached->out, 1, r->cached->out_len, stdout);
+        else if (!stats_only)
             buf_write(&r->out, stdout);
         buf_write(&r->diff, stdout);
         print_fix_log(o, r);
@@ -1380,10 +1380,10 @@ static int lint_paths(LintOptions *o, ConfigCache *configs, char **paths, int np
     for (int w = 0; w < o->jobs; w++)
         arena_free(&run.arenas[w]);
     free(run.arenas);
-    cache_close(run.cache);
     project_free(o->project);
     o->project = NULL;
     status = print_run(o, &run);
+    cache_close(run.cache);   /* after printing: the hits' output lies in the cache */
     for (size_t i = 0; i < run.files.n; i++) {
         cached_free(run.results[i].cached);
         buf_free(&run.results[i].deps);

@@ -3,6 +3,7 @@
 #include "../emit/emit.h"
 #include "../ir/ir.h"
 #include "../passes/pass.h"
+#include "cache.h"
 #include "cli.h"
 #include "codes.h"
 #include "help.h"
@@ -229,6 +230,8 @@ int main(int argc, char **argv)
         return cmd_debug_corpus(argc - 2, argv + 2);
     if (strcmp(cmd, "debug-bench") == 0)
         return cmd_debug_bench(argc - 2, argv + 2);
+    if (strcmp(cmd, "debug-cache") == 0)   /* the result cache's packs, for the tests */
+        return cache_list(argc > 2 ? argv[2] : ".pfc_cache", stdout);
     if (strcmp(cmd, "debug-context") == 0)
         return cmd_debug_context(argc - 2, argv + 2);
     if (strcmp(cmd, "debug-estimate-mutate") == 0)

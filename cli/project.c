@@ -117,6 +117,8 @@ typedef struct Module {
     Memo rel_at[MAX_IMPORT_DEPTH + 1];
 } Module;
 
+typedef struct Stamps { uint32_t *v; size_t cap; } Stamps;
+
 typedef struct PathSlot { const char *path; uint32_t id; } PathSlot;
 typedef struct PathMap { PathSlot *slots; uint32_t mask, n; } PathMap;
 
@@ -136,6 +138,10 @@ struct Project {
     struct Found { int64_t id; uint32_t absent_at, nabsent; } *finds;
     uint32_t nfinds, capfinds;
     IdVec found_absent;  /* the absent paths each answer recorded, in runs */
+    /* project_request_deps' marks: an id is seen in this flattening when its
+     * stamp is the flattening's round (no clearing, no sort per file) */
+    Stamps refs_seen, mods_seen, probes_seen;
+    uint32_t round;
     /* linted files' directories as named -> absolute (NULL: unresolvable) */
 };
 
@@ -948,27 +954,78 @@ static const Memo *memo_of(const Project *P, uint32_t ref)
     return exact->done && exact->height <= levels ? exact : rel ? &M->rel_at[levels] : &M->at[levels];
 }
 
-/* Every module and absent path below `top`, each ref visited once. */
-static void flatten(const Project *P, const Memo *top, IdVec *out)
+/* True the first time i is stamped in this round. */
+static bool stamp_first(Stamps *s, size_t i, uint32_t round)
 {
-    uint8_t *seen = calloc((size_t)P->nmods << 4, 1);
+    if (i >= s->cap) {
+        size_t cap = s->cap ? s->cap : 256;
+        while (cap <= i)
+            cap *= 2;
+        if (!(s->v = realloc(s->v, cap * sizeof *s->v)))
+            abort();
+        memset(s->v + s->cap, 0, (cap - s->cap) * sizeof *s->v);
+        s->cap = cap;
+    }
+    if (s->v[i] == round)
+        return false;
+    s->v[i] = round;
+    return true;
+}
+
+static uint32_t next_round(Project *P)
+{
+    if (++P->round == 0) {   /* wrapped: old stamps could match again */
+        Stamps *all[] = {&P->refs_seen, &P->mods_seen, &P->probes_seen};
+        for (int i = 0; i < 3; i++)
+            if (all[i]->v)
+                memset(all[i]->v, 0, all[i]->cap * sizeof *all[i]->v);
+        P->round = 1;
+    }
+    return P->round;
+}
+
+static void add_closure(Project *P, const IdVec *closure, uint32_t round, IdVec *out)
+{
+    for (uint32_t i = 0; i < closure->n; i++) {
+        uint32_t id = closure->v[i];
+        Stamps *seen = id & ABSENT_BIT ? &P->probes_seen : &P->mods_seen;
+        if (stamp_first(seen, id & ~ABSENT_BIT, round))
+            id_push(out, id);
+    }
+}
+
+/* Every module and absent path below `top`, once each, in the order met;
+ * each ref visited once. */
+static void flatten(Project *P, const Memo *top, IdVec *out)
+{
+    uint32_t round = next_round(P);
     IdVec stack = {0};
-    if (!seen)
-        abort();
-    id_append(out, &top->closure);
+    add_closure(P, &top->closure, round, out);
     id_append(&stack, &top->refs);
     while (stack.n) {
         uint32_t ref = stack.v[--stack.n];
-        if (seen[ref])
+        if (!stamp_first(&P->refs_seen, ref, round))
             continue;
-        seen[ref] = 1;
         const Memo *m = memo_of(P, ref);
-        id_append(out, &m->closure);
+        add_closure(P, &m->closure, round, out);
         id_append(&stack, &m->refs);
     }
-    free(seen);
     free(stack.v);
-    id_sort_unique(out);
+}
+
+/* "K HHHHHHHHHHHHHHHH PATH\n": a dependency line of a cache entry (formatted
+ * by hand: entries list thousands of them, printf was most of their cost). */
+static void put_dep(Buf *out, char kind, uint64_t hash, const char *path)
+{
+    static const char hex[] = "0123456789abcdef";
+    char head[19];
+    head[0] = kind;
+    head[1] = head[18] = ' ';
+    for (int i = 0; i < 16; i++)
+        head[2 + i] = hex[hash >> (60 - 4 * i) & 15];
+    buf_put(out, head, sizeof head);
+    buf_puts(out, path);
+    buf_putc(out, '\n');
 }
 
 void project_request_deps(const ProjectRequest *r, Buf *out)
@@ -982,10 +1039,9 @@ void project_request_deps(const ProjectRequest *r, Buf *out)
     for (uint32_t i = 0; i < all.n; i++) {
         uint32_t id = all.v[i];
         if (id & ABSENT_BIT)
-            buf_printf(out, "N %016llx %s\n", 0ull, P->probes[id & ~ABSENT_BIT].path);
+            put_dep(out, 'N', 0, P->probes[id & ~ABSENT_BIT].path);
         else
-            buf_printf(out, "F %016llx %s\n", (unsigned long long)P->mods[id].hash,
-                       P->mods[id].path);
+            put_dep(out, 'F', P->mods[id].hash, P->mods[id].path);
     }
     free(all.v);
     pthread_mutex_unlock(&P->lock);
@@ -1019,25 +1075,42 @@ static uint64_t current_file_hash(Project *P, const char *path)
     return P->mods[m].hash;
 }
 
+/* 16 hex digits, exactly. */
+static bool parse_hex16(const char *s, uint64_t *v)
+{
+    *v = 0;
+    for (int i = 0; i < 16; i++) {
+        char c = s[i];
+        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        if (d < 0)
+            return false;
+        *v = *v << 4 | (uint64_t)d;
+    }
+    return true;
+}
+
 static bool dep_current(Project *P, const char *line, size_t len)
 {
-    if (len < 20 || (line[0] != 'F' && line[0] != 'N') || line[1] != ' ' || line[18] != ' ')
+    uint64_t want;
+    if (len < 20 || (line[0] != 'F' && line[0] != 'N') || line[1] != ' ' || line[18] != ' ' ||
+        !parse_hex16(line + 2, &want))
         return false;
-    char hex[17], *end;
-    memcpy(hex, line + 2, 16);
-    hex[16] = 0;
-    unsigned long long want = strtoull(hex, &end, 16);
-    char *path = strndup(line + 19, len - 19);
+    char local[512];   /* most paths: no allocation per line */
+    char *path = len - 19 < sizeof local ? local : malloc(len - 19 + 1);
     if (!path)
         abort();
+    memcpy(path, line + 19, len - 19);
+    path[len - 19] = 0;
     uint64_t now;
     if (line[0] == 'F') {
         now = current_file_hash(P, path);
     } else {   /* still absent */
         now = probe_kind(P, path) == PATH_NONE ? 0 : 1;
     }
-    free(path);
-    return *end == 0 && now == want;
+    if (path != local)
+        free(path);
+    return now == want;
 }
 
 bool project_deps_current(Project *P, const char *deps, size_t len)
@@ -1165,6 +1238,9 @@ void project_free(Project *P)
     free(P->finds);
     free(P->found_absent.v);
     free(P->inputs_root);
+    free(P->refs_seen.v);
+    free(P->mods_seen.v);
+    free(P->probes_seen.v);
     pthread_mutex_destroy(&P->lock);
     free(P);
 }
