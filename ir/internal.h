@@ -50,6 +50,9 @@ typedef struct Lowerer {
     Ir *ir;
     Syntax *S;
     Arena *A;
+    Arena *T;                     /* lowering's own scratch: name sets, incomplete phis,
+                                     work stacks; freed when the file is lowered */
+    uint32_t *ids_cur, *ids_end;  /* where values' operand lists are packed */
     FnState *fs;
     int class_index;              /* class whose body is being lowered, or -1 */
     uint32_t comp_counter;
@@ -57,6 +60,18 @@ typedef struct Lowerer {
     ARENA_VEC(ImportEntry) imports;   /* module-level: local name -> qualified name */
     NameSet module_assigned;
 } Lowerer;
+
+/* Arrays that grow while a file is lowered live in malloc'ed memory, doubled
+ * by realloc, and move into the arena at their exact size when done
+ * (ir_heap_settle): doubling inside the arena would leave every outgrown copy
+ * behind until the file is freed. */
+void *ir_heap_grow(void *v, uint32_t *cap, uint32_t first, size_t elem);
+void *ir_heap_settle(Arena *A, void *v, uint32_t n, size_t elem);
+#define LIST_PUSH(vec, x) do { \
+        if ((vec).n == (vec).cap) \
+            (vec).v = ir_heap_grow((vec).v, &(vec).cap, 4, sizeof *(vec).v); \
+        (vec).v[(vec).n++] = (x); \
+    } while (0)
 
 /* Doubles the room of a function's values while it is lowered (malloc'ed
  * until ir_end_scope moves them into the arena). */
@@ -67,6 +82,10 @@ void ir_block_push(IrFunction *f, const IrBlock *b);
 void ir_end_scope(Lowerer *L, FnState *fs, FnState *outer);
 
 /* lower.c */
+/* Room for n 32-bit ids (operands, keyword names) in the arena, packed back
+ * to back with the lists before it: the arena rounds each allocation up to
+ * 16 bytes, and most lists hold one or two. Stable once returned. */
+uint32_t *ir_pack_reserve(Lowerer *L, uint32_t n);
 ValueId ir_new_value(Lowerer *L, IrOp op, uint32_t node, BlockId b);
 ValueId ir_emit(Lowerer *L, IrOp op, uint32_t node);
 ValueId ir_emit1(Lowerer *L, IrOp op, uint32_t node, ValueId a);

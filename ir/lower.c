@@ -13,7 +13,7 @@ static IrFunction *fn(Lowerer *L) { return &L->ir->funcs.v[L->fs->fn]; }
  * about as much again as the values themselves (64 bytes each, a million in
  * a 10 MB module). Doubles the room of f's values. */
 /* One doubling by realloc, starting at `first` elements. */
-static void *heap_grow(void *v, uint32_t *cap, uint32_t first, size_t elem)
+void *ir_heap_grow(void *v, uint32_t *cap, uint32_t first, size_t elem)
 {
     *cap = *cap ? *cap * 2 : first;
     v = realloc(v, (size_t)*cap * elem);
@@ -23,7 +23,7 @@ static void *heap_grow(void *v, uint32_t *cap, uint32_t first, size_t elem)
 }
 
 /* A malloc'ed array moved into the arena at its exact size (NULL if empty). */
-static void *heap_settle(Arena *A, void *v, uint32_t n, size_t elem)
+void *ir_heap_settle(Arena *A, void *v, uint32_t n, size_t elem)
 {
     void *exact = n ? arena_copy(A, v, n * elem) : NULL;
     free(v);
@@ -32,17 +32,12 @@ static void *heap_settle(Arena *A, void *v, uint32_t n, size_t elem)
 
 void ir_values_reserve(IrFunction *f)
 {
-    f->values.v = heap_grow(f->values.v, &f->values.cap, 16, sizeof *f->values.v);
+    f->values.v = ir_heap_grow(f->values.v, &f->values.cap, 16, sizeof *f->values.v);
 }
 
 /* A block's values, predecessors and successors, malloc'ed the same way
  * (most hold one or two, so arena doubling from 16 would cost a block about
  * 190 bytes). */
-#define LIST_PUSH(vec, x) do { \
-        if ((vec).n == (vec).cap) \
-            (vec).v = heap_grow((vec).v, &(vec).cap, 4, sizeof *(vec).v); \
-        (vec).v[(vec).n++] = (x); \
-    } while (0)
 
 /* The blocks too: most functions have a few (arena doubling from 16 would
  * reserve 1 KB for each). */
@@ -76,11 +71,28 @@ static ValueId emit(Lowerer *L, IrOp op, uint32_t node)
     return id;
 }
 
+enum { PACK_BLOCK = 16 * 1024 };   /* ids per block */
+
+uint32_t *ir_pack_reserve(Lowerer *L, uint32_t n)
+{
+    if ((size_t)(L->ids_end - L->ids_cur) < n) {
+        uint32_t block = n > PACK_BLOCK ? n : PACK_BLOCK;
+        L->ids_cur = arena_alloc(L->A, (size_t)block * sizeof *L->ids_cur);
+        L->ids_end = L->ids_cur + block;
+    }
+    uint32_t *p = L->ids_cur;
+    L->ids_cur += n;
+    return p;
+}
+
 static void set_args(Lowerer *L, ValueId v, const ValueId *args, uint32_t n)
 {
+    ValueId *packed = n ? ir_pack_reserve(L, n) : NULL;
+    if (n)
+        memcpy(packed, args, n * sizeof *args);
     IrValue *x = &fn(L)->values.v[v];
     x->nargs = n;
-    x->args = n ? arena_copy(L->A, args, n * sizeof *args) : NULL;
+    x->args = packed;
 }
 
 static ValueId emit1(Lowerer *L, IrOp op, uint32_t node, ValueId a)
@@ -159,19 +171,48 @@ static void defs_grow(Lowerer *L, FnState *fs)
     free(o);
 }
 
+/* One malloc'ed list moved to `*room`, which advances past it. */
+static uint32_t *settle_list(uint32_t **room, uint32_t *v, uint32_t n)
+{
+    uint32_t *exact = n ? *room : NULL;
+    if (n)
+        memcpy(exact, v, n * sizeof *v);
+    *room += n;
+    free(v);
+    return exact;
+}
+
+/* Every block's values, predecessors and successors, packed back to back in
+ * one arena allocation: one each would round most (one or two ids) up to 16
+ * bytes. */
+static void settle_block_lists(Arena *A, IrFunction *f)
+{
+    _Static_assert(sizeof(ValueId) == sizeof(uint32_t) && sizeof(BlockId) == sizeof(uint32_t),
+                   "block lists share one allocation of 32-bit ids");
+    size_t total = 0;
+    for (uint32_t b = 0; b < f->blocks.n; b++) {
+        const IrBlock *k = &f->blocks.v[b];
+        total += (size_t)k->values.n + k->preds.n + k->succs.n;
+    }
+    uint32_t *room = total ? arena_alloc(A, total * sizeof *room) : NULL;
+    for (uint32_t b = 0; b < f->blocks.n; b++) {
+        IrBlock *k = &f->blocks.v[b];
+        k->values.v = settle_list(&room, k->values.v, k->values.cap = k->values.n);
+        k->preds.v = settle_list(&room, k->preds.v, k->preds.cap = k->preds.n);
+        k->succs.v = settle_list(&room, k->succs.v, k->succs.cap = k->succs.n);
+    }
+}
+
 void ir_end_scope(Lowerer *L, FnState *fs, FnState *outer)
 {
     free(fs->defs);
     fs->defs = NULL;
     IrFunction *f = &L->ir->funcs.v[fs->fn];
-    for (uint32_t b = 0; b < f->blocks.n; b++) {
-        IrBlock *k = &f->blocks.v[b];
-        k->values.v = heap_settle(L->A, k->values.v, k->values.cap = k->values.n, sizeof(ValueId));
-        k->preds.v = heap_settle(L->A, k->preds.v, k->preds.cap = k->preds.n, sizeof(BlockId));
-        k->succs.v = heap_settle(L->A, k->succs.v, k->succs.cap = k->succs.n, sizeof(BlockId));
-    }
-    f->values.v = heap_settle(L->A, f->values.v, f->values.cap = f->values.n, sizeof(IrValue));
-    f->blocks.v = heap_settle(L->A, f->blocks.v, f->blocks.cap = f->blocks.n, sizeof(IrBlock));
+    settle_block_lists(L->A, f);
+    f->params.v = ir_heap_settle(L->A, f->params.v, f->params.cap = f->params.n, sizeof(ValueId));
+    f->returns.v = ir_heap_settle(L->A, f->returns.v, f->returns.cap = f->returns.n, sizeof(ValueId));
+    f->values.v = ir_heap_settle(L->A, f->values.v, f->values.cap = f->values.n, sizeof(IrValue));
+    f->blocks.v = ir_heap_settle(L->A, f->blocks.v, f->blocks.cap = f->blocks.n, sizeof(IrBlock));
     L->fs = outer;
 }
 
@@ -253,7 +294,7 @@ static ValueId add_phi_operands(Lowerer *L, uint64_t var, ValueId phi)
     IrFunction *f = fn(L);
     BlockId b = f->values.v[phi].block;
     uint32_t n = f->blocks.v[b].preds.n;
-    ValueId *ops = arena_alloc(L->A, (n ? n : 1) * sizeof *ops);
+    ValueId *ops = n ? ir_pack_reserve(L, n) : NULL;
     for (uint32_t i = 0; i < n; i++)
         ops[i] = read_var(L, var, fn(L)->blocks.v[b].preds.v[i]);
     f = fn(L);
@@ -305,10 +346,10 @@ static void add_incomplete(Lowerer *L, BlockId b, uint64_t var, ValueId phi)
 {
     FnState *fs = L->fs;
     IncompletePhi ip = {b, var, phi, 0};
-    VEC_PUSH(L->A, fs->incomplete, ip);
+    VEC_PUSH(L->T, fs->incomplete, ip);
     PhiChain none = {0, 0};
     while (fs->incomplete_of.n <= b)
-        VEC_PUSH(L->A, fs->incomplete_of, none);
+        VEC_PUSH(L->T, fs->incomplete_of, none);
     PhiChain *c = &fs->incomplete_of.v[b];
     if (c->tail)
         fs->incomplete.v[c->tail - 1].next = fs->incomplete.n;
@@ -462,7 +503,7 @@ void ir_store_name(Lowerer *L, uint32_t name, ValueId v)
 {
     if (!name)
         return;
-    name_set_add(L->A, &L->fs->rebound, name);
+    name_set_add(L->T, &L->fs->rebound, name);
     ir_write_var(L, var_key(L, name), L->fs->cur, v);
     IrValue *x = &fn(L)->values.v[v];
     if (!x->name && (x->op == IR_CALL || x->op == IR_FUNC || x->op == IR_CLASS))
@@ -479,11 +520,12 @@ static ValueId lower_kids(Lowerer *L, uint32_t id, IrOp op)
 {
     const Node *n = syn_node(L->S, id);
     uint32_t k = node_nkids(L->S, n), i = 0;
-    ValueId *args = arena_alloc(L->A, (k ? k : 1) * sizeof *args);
+    ValueId *args = k ? ir_pack_reserve(L, k) : NULL;   /* reserved now: kids lower nested lists */
     FOR_EACH_KID(n, kid)
         args[i++] = lower_expr(L, kid);
     ValueId v = emit(L, op, id);
-    set_args(L, v, args, k);
+    fn(L)->values.v[v].args = args;
+    fn(L)->values.v[v].nargs = k;
     return v;
 }
 
@@ -491,8 +533,9 @@ static ValueId lower_call(Lowerer *L, uint32_t id, ValueId callee)
 {
     uint32_t argid = node_kid_id(L->S, syn_node(L->S, id), 1);
     uint32_t k = argid == UINT32_MAX ? 0 : node_nkids(L->S, syn_node(L->S, argid));
-    ValueId *args = arena_alloc(L->A, (k + 1) * sizeof *args);
-    uint32_t *kw = arena_zalloc(L->A, (k + 1) * sizeof *kw);
+    ValueId *args = ir_pack_reserve(L, k + 1);
+    uint32_t *kw = ir_pack_reserve(L, k + 1);
+    memset(kw, 0, (k + 1) * sizeof *kw);
     args[0] = callee;
     uint32_t i = 0;
     const Node *argn = argid == UINT32_MAX ? NULL : syn_node(L->S, argid);
@@ -507,7 +550,8 @@ static ValueId lower_call(Lowerer *L, uint32_t id, ValueId callee)
         i++;
     }
     ValueId v = emit(L, IR_CALL, id);
-    set_args(L, v, args, k + 1);
+    fn(L)->values.v[v].args = args;
+    fn(L)->values.v[v].nargs = k + 1;
     fn(L)->values.v[v].kwnames = kw;
     return v;
 }
@@ -553,15 +597,26 @@ static ValueId lower_spine_step(Lowerer *L, uint32_t id, ValueId left)
  * walk down the spine with a loop, then lower from the innermost operand up. */
 static ValueId lower_left_spine(Lowerer *L, uint32_t id)
 {
-    ARENA_VEC(uint32_t) spine = {0};
+    /* most chains are short: the spine lives on the stack until it outgrows it
+     * (in the arena, one copy per chain would stay behind until the file is done) */
+    uint32_t local[16];
+    struct { uint32_t *v, n, cap; } spine = {local, 0, 16};
     uint32_t cur = id;
     while (is_left_spine(L, cur)) {
-        VEC_PUSH(L->A, spine, cur);
+        if (spine.n == spine.cap) {
+            uint32_t *was = spine.v;
+            spine.v = ir_heap_grow(was == local ? NULL : was, &spine.cap, 0, sizeof *spine.v);
+            if (was == local)
+                memcpy(spine.v, local, sizeof local);
+        }
+        spine.v[spine.n++] = cur;
         cur = node_kid_id(L->S, syn_node(L->S, cur), 0);
     }
     ValueId left = lower_expr(L, cur);
     for (uint32_t i = spine.n; i-- > 0;)
         left = lower_spine_step(L, spine.v[i], left);
+    if (spine.v != local)
+        free(spine.v);
     return left;
 }
 
@@ -569,7 +624,7 @@ static void bind_comprehension_targets(Lowerer *L, uint32_t target, NameSet *var
 {
     const Node *t = syn_node(L->S, target);
     if (t->kind == N_NAME) {
-        name_set_add(L->A, vars, name_of(L, t));
+        name_set_add(L->T, vars, name_of(L, t));
         return;
     }
     if (t->kind == N_TUPLE || t->kind == N_LIST || t->kind == N_PAREN || t->kind == N_STARRED)
@@ -601,7 +656,7 @@ static ValueId lower_comprehension(Lowerer *L, uint32_t id)
         FOR_EACH_KID(c, condid) {
             const Node *cond = syn_node(L->S, condid);
             if (j++ >= 2 && cond->kind == N_COMP_IF)
-                VEC_PUSH(L->A, parts, lower_expr(L, node_kid_id(L->S, cond, 0)));
+                VEC_PUSH(L->T, parts, lower_expr(L, node_kid_id(L->S, cond, 0)));
         }
     }
     ValueId elem = lower_expr(L, node_kid_id(L->S, syn_node(L->S, id), 0));

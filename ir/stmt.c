@@ -69,7 +69,7 @@ static void collect_target(Lowerer *L, uint32_t id, NameSet *out)
 {
     const Node *t = syn_node(L->S, id);
     if (t->kind == N_NAME) {
-        name_set_add(L->A, out, L->S->toks.v[t->first_tok].name);
+        name_set_add(L->T, out, L->S->toks.v[t->first_tok].name);
     } else if (t->kind == N_TUPLE || t->kind == N_LIST || t->kind == N_PAREN ||
                t->kind == N_STARRED) {
         FOR_EACH_KID(t, kid)
@@ -90,11 +90,11 @@ static void collect_import_alias(Lowerer *L, const Node *alias, NameSet *out)
 {
     const Node *dotted = node_kid(L->S, alias, 0);
     if (node_token(L->S, alias, T_KW_AS))
-        name_set_add(L->A, out, last_name(L->S, alias));
+        name_set_add(L->T, out, last_name(L->S, alias));
     else if (dotted)   /* import a.b binds a */
-        name_set_add(L->A, out, tok_name_at(L->S, dotted, T_NAME));
+        name_set_add(L->T, out, tok_name_at(L->S, dotted, T_NAME));
     else
-        name_set_add(L->A, out, tok_name_at(L->S, alias, T_NAME));
+        name_set_add(L->T, out, tok_name_at(L->S, alias, T_NAME));
 }
 
 /* Nodes that open a scope of their own: their insides bind nothing here. */
@@ -133,19 +133,19 @@ static bool collect_one(Lowerer *L, uint32_t id, NameSet *bound, NameSet *global
         collect_import_alias(L, n, bound);
         return false;
     case N_FUNC_DEF: case N_CLASS_DEF:
-        name_set_add(L->A, bound, tok_name_at(L->S, n, T_NAME));
+        name_set_add(L->T, bound, tok_name_at(L->S, n, T_NAME));
         return false;   /* its decorators' and defaults' walruses are too rare to matter */
     case N_EXCEPT: case N_PAT_AS: case N_PAT_STAR:
         if (node_token(L->S, n, T_KW_AS) || n->kind == N_PAT_STAR)
-            name_set_add(L->A, bound, last_name(L->S, n));
+            name_set_add(L->T, bound, last_name(L->S, n));
         return true;
     case N_PAT_CAPTURE:
-        name_set_add(L->A, bound, tok_name_at(L->S, node_kid(L->S, n, 0), T_NAME));
+        name_set_add(L->T, bound, tok_name_at(L->S, node_kid(L->S, n, 0), T_NAME));
         return false;
     case N_GLOBAL: case N_NONLOCAL:
         for (uint32_t i = 0; i < n->nkids; i++)
             if (elem_is_token(n->kids[i]) && L->S->toks.v[elem_index(n->kids[i])].kind == T_NAME)
-                name_set_add(L->A, globals, L->S->toks.v[elem_index(n->kids[i])].name);
+                name_set_add(L->T, globals, L->S->toks.v[elem_index(n->kids[i])].name);
         return false;
     default:
         return !opens_scope((NodeKind)n->kind);
@@ -157,7 +157,7 @@ static bool collect_one(Lowerer *L, uint32_t id, NameSet *bound, NameSet *global
 static void collect_bindings(Lowerer *L, uint32_t body, NameSet *bound, NameSet *globals)
 {
     ARENA_VEC(uint32_t) stack = {0};
-    VEC_PUSH(L->A, stack, body);
+    VEC_PUSH(L->T, stack, body);
     while (stack.n) {
         uint32_t id = stack.v[--stack.n];
         if (!collect_one(L, id, bound, globals))
@@ -165,7 +165,7 @@ static void collect_bindings(Lowerer *L, uint32_t body, NameSet *bound, NameSet 
         const Node *n = syn_node(L->S, id);
         for (uint32_t i = n->nkids; i-- > 0;)
             if (!elem_is_token(n->kids[i]))
-                VEC_PUSH(L->A, stack, n->kids[i]);
+                VEC_PUSH(L->T, stack, n->kids[i]);
     }
 }
 
@@ -211,10 +211,10 @@ static void bind_import(Lowerer *L, uint32_t name, uint32_t qual, uint32_t node)
     x->qual = qual;
     ir_write_var(L, name, L->fs->cur, v);
     ImportEntry e = {name, qual};
-    VEC_PUSH(L->A, L->fs->imports, e);
+    VEC_PUSH(L->T, L->fs->imports, e);
     if (L->fs->fn == 0) {
         module_record_def(L, name, v);
-        VEC_PUSH(L->A, L->imports, e);
+        VEC_PUSH(L->T, L->imports, e);
     }
 }
 
@@ -587,7 +587,7 @@ static void lower_with(Lowerer *L, uint32_t id)
         if (syn_node(L->S, item)->kind != N_WITH_ITEM)
             continue;
         ValueId ctx = ir_lower_expr(L, node_kid_id(L->S, syn_node(L->S, item), 0));
-        VEC_PUSH(L->A, ctxs, ctx);
+        VEC_PUSH(L->T, ctxs, ctx);
         GradMode g = grad_mode_of_context(L, ctx, L->fs->grad);
         L->fs->grad_forced = g == GRAD_ENABLED && g != L->fs->grad ? true
                              : g == GRAD_ENABLED && L->fs->grad == GRAD_ENABLED
@@ -669,7 +669,7 @@ static void lower_simple(Lowerer *L, uint32_t id)
     case N_RETURN: {
         ValueId r = nk ? ir_lower_expr(L, node_kid_id(L->S, n, 0)) : 0;
         ValueId v = r ? ir_emit1(L, IR_RETURN, id, r) : ir_emit(L, IR_RETURN, id);
-        VEC_PUSH(L->A, ir_cur_fn(L)->returns, v);
+        LIST_PUSH(ir_cur_fn(L)->returns, v);
         ir_dead(L);
         return;
     }
@@ -729,7 +729,7 @@ static int new_function(Lowerer *L, uint32_t node, uint32_t name, ScopeKind kind
     f.parent = L->fs ? L->fs->fn : -1;
     f.entry_grad = GRAD_ENABLED;
     int idx = (int)L->ir->funcs.n;
-    VEC_PUSH(L->A, L->ir->funcs, f);
+    LIST_PUSH(L->ir->funcs, f);
     IrFunction *nf = &L->ir->funcs.v[idx];
     ir_values_reserve(nf);   /* value 0 means none: a zeroed placeholder */
     memset(&nf->values.v[0], 0, sizeof nf->values.v[0]);
@@ -793,8 +793,8 @@ static void add_param(Lowerer *L, uint32_t name, uint32_t node, uint32_t pos)
     IrValue *v = &ir_cur_fn(L)->values.v[p];
     v->name = name;
     v->index = pos;
-    VEC_PUSH(L->A, ir_cur_fn(L)->params, p);
-    name_set_add(L->A, &L->fs->assigned, name);
+    LIST_PUSH(ir_cur_fn(L)->params, p);
+    name_set_add(L->T, &L->fs->assigned, name);
     ir_store_name(L, name, p);
 }
 
@@ -836,7 +836,7 @@ static int lower_function_body(Lowerer *L, uint32_t id, uint32_t name, ScopeKind
     if (body_is_expr) {
         ValueId r = ir_lower_expr(L, body);
         ValueId v = ir_emit1(L, IR_RETURN, body, r);
-        VEC_PUSH(L->A, ir_cur_fn(L)->returns, v);
+        LIST_PUSH(ir_cur_fn(L)->returns, v);
     } else {
         lower_block(L, body);
     }
@@ -1067,6 +1067,9 @@ void ir_build_in_project(Ir *ir, Syntax *syn, const IrProjectHook *hook)
     L.ir = ir;
     L.S = syn;
     L.A = syn->arena;
+    Arena scratch;
+    arena_init(&scratch);
+    L.T = &scratch;
     L.class_index = -1;
     int idx = new_function(&L, syn->root, 0, SCOPE_MODULE);
     FnState fs;
@@ -1077,6 +1080,8 @@ void ir_build_in_project(Ir *ir, Syntax *syn, const IrProjectHook *hook)
     lower_block(&L, syn->root);
     resolve_function(&ir->funcs.v[0]);
     ir_end_scope(&L, &fs, NULL);
+    arena_free(&scratch);
+    ir->funcs.v = ir_heap_settle(L.A, ir->funcs.v, ir->funcs.cap = ir->funcs.n, sizeof(IrFunction));
     index_module_defs(ir);
     index_class_methods(ir);
     if (hook && ir->import_nodes.n) {
