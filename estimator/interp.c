@@ -1762,7 +1762,7 @@ static void call_args(Interp *in, Frame *fr, const IrValue *x, Args *a)
             }
             continue;
         }
-        a->kw[a->n] = x->kwnames && x->kwnames[i] ? in_name(in, x->kwnames[i]) : NULL;
+        a->kw[a->n] = ir_kwnames(x) && ir_kwnames(x)[i] ? in_name(in, ir_kwnames(x)[i]) : NULL;
         a->v[a->n++] = v;
     }
 }
@@ -2190,12 +2190,12 @@ static uint32_t registered_key(Interp *in, uint32_t name)
         const IrFunction *g = &in->ir->funcs.v[fi];
         for (uint32_t i = 1; i < g->values.n; i++) {
             const IrValue *c = &g->values.v[i];
-            if (c->op != IR_CALL || !c->kwnames || g->values.v[c->args[0]].op != IR_ATTR ||
+            if (c->op != IR_CALL || !ir_kwnames(c) || g->values.v[c->args[0]].op != IR_ATTR ||
                 strcmp(in_name(in, g->values.v[c->args[0]].name), "set_defaults") != 0)
                 continue;
             for (uint32_t k = 1; k < c->nargs; k++)
-                if (c->kwnames[k] && names_function(in, g, c->args[k], name))
-                    return c->kwnames[k];
+                if (ir_kwnames(c)[k] && names_function(in, g, c->args[k], name))
+                    return ir_kwnames(c)[k];
         }
     }
     return 0;

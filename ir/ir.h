@@ -100,10 +100,16 @@ typedef struct IrValue {
     uint32_t origin;       /* facts: the DataLoader(...) call this loader comes from, as
                               (function + 1) << 20 | value, or 0 */
     uint32_t nargs;
-    ValueId *args;
-    uint32_t *kwnames;     /* CALL: per arg, interned keyword name or 0 (NULL if none) */
+    ValueId *args;         /* a CALL's keyword names follow them: ir_kwnames */
     BlockId block;
 } IrValue;
+
+/* A CALL's keyword names, one per argument (0: positional, or the callee),
+ * stored right after its arguments; NULL for any other value. */
+static inline const uint32_t *ir_kwnames(const IrValue *v)
+{
+    return v->op == IR_CALL ? v->args + v->nargs : NULL;
+}
 
 typedef struct IrBlock {
     ARENA_VEC(ValueId) values;    /* in execution order (phis first) */

@@ -533,8 +533,8 @@ static ValueId lower_call(Lowerer *L, uint32_t id, ValueId callee)
 {
     uint32_t argid = node_kid_id(L->S, syn_node(L->S, id), 1);
     uint32_t k = argid == UINT32_MAX ? 0 : node_nkids(L->S, syn_node(L->S, argid));
-    ValueId *args = ir_pack_reserve(L, k + 1);
-    uint32_t *kw = ir_pack_reserve(L, k + 1);
+    ValueId *args = ir_pack_reserve(L, 2 * (k + 1));   /* the keyword names follow: ir_kwnames */
+    uint32_t *kw = args + k + 1;
     memset(kw, 0, (k + 1) * sizeof *kw);
     args[0] = callee;
     uint32_t i = 0;
@@ -552,7 +552,6 @@ static ValueId lower_call(Lowerer *L, uint32_t id, ValueId callee)
     ValueId v = emit(L, IR_CALL, id);
     fn(L)->values.v[v].args = args;
     fn(L)->values.v[v].nargs = k + 1;
-    fn(L)->values.v[v].kwnames = kw;
     return v;
 }
 

@@ -87,7 +87,7 @@ static void feature(Lexer *L, uint32_t start, uint32_t end, PyFeature f)
 
 static Token *emit(Lexer *L, TokKind kind, uint32_t start, uint32_t end)
 {
-    Token t = {start, end - start, 0, (uint8_t)kind, 0, 0};
+    Token t = {.start = start, .len = end - start, .kind = kind};
     VEC_PUSH(L->in->arena, L->toks, t);
     if (kind != T_INDENT && kind != T_DEDENT && kind != T_NEWLINE && kind != T_ENDMARKER)
         L->line_has_tokens = true;
@@ -1106,8 +1106,14 @@ static void lex_name_or_string(Lexer *L)
     }
     TokKind k = keyword_kind(L->s + start, p - start);
     Token *t = emit(L, k, start, p);
-    if (k == T_NAME)
-        t->name = intern(L->in->names, L->s + start, p - start);
+    if (k == T_NAME) {
+        uint32_t id = intern(L->in->names, L->s + start, p - start);
+        if (id >= LEX_MAX_NAMES) {   /* cannot happen below LEX_MAX_SOURCE (lexer.h) */
+            diag(L, start, p, "too many distinct names for pfc (at most 16777215)");
+            id = 0;
+        }
+        t->name = id;
+    }
     L->pos = p;
     if (bad)
         invalid_character(L, p);
@@ -1216,6 +1222,10 @@ TokenVec lex_file(LexInput *in)
     L.in = in;
     L.s = in->src;
     L.n = in->len;
+    if (L.n > LEX_MAX_SOURCE) {   /* the token widths hold up to here (lexer.h) */
+        diag(&L, 0, 0, "file too large for pfc (at most 64 MiB)");
+        L.n = 0;
+    }
     bool bom = L.n >= 3 && memcmp(L.s, "\xef\xbb\xbf", 3) == 0;
     L.pos = bom ? 3 : 0;
     L.line_at_cursor = 1;

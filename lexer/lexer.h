@@ -28,12 +28,18 @@ enum {
     TF_STRING_UNTERMINATED = 2,
 };
 
+/* 12 bytes: a 10 MB module has over a million tokens. The widths hold for
+ * any source the lexer accepts (LEX_MAX_SOURCE): a token is shorter than the
+ * file, and a file of 64 MiB has room for fewer than 2^24 distinct names
+ * (each needs its own spelling and a separator: over 13 million of them take
+ * 5 bytes or more). lex_file checks both. */
+enum { LEX_MAX_SOURCE = 64u << 20, LEX_MAX_NAMES = 1u << 24 };
 typedef struct Token {
-    uint32_t start, len;
-    uint32_t name;            /* interned id of a NAME, else 0 */
-    uint8_t kind;             /* TokKind */
-    uint8_t flags;            /* TF_* */
-    uint16_t unused;
+    uint32_t start;
+    uint32_t len : 29;
+    uint32_t flags : 3;       /* TF_* */
+    uint32_t name : 24;       /* interned id of a NAME, else 0 */
+    uint32_t kind : 8;        /* TokKind */
 } Token;
 
 typedef ARENA_VEC(Token) TokenVec;
