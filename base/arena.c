@@ -12,10 +12,33 @@ struct ArenaChunk {
 
 enum { ARENA_MIN_CHUNK = 64 * 1024 };
 
+struct ArenaAdopted {
+    void *p;
+    ArenaAdopted *next;
+};
+
 void arena_init(Arena *a) { memset(a, 0, sizeof *a); }
+
+/* The adopted blocks, before the chunks that hold their list go. */
+static void free_adopted(Arena *a)
+{
+    for (ArenaAdopted *d = a->adopted; d; d = d->next)
+        free(d->p);
+    a->adopted = NULL;
+}
+
+void *arena_adopt(Arena *a, void *p)
+{
+    ArenaAdopted *d = arena_alloc(a, sizeof *d);
+    d->p = p;
+    d->next = a->adopted;
+    a->adopted = d;
+    return p;
+}
 
 void arena_free(Arena *a)
 {
+    free_adopted(a);
     ArenaChunk *c = a->head;
     while (c) {
         ArenaChunk *prev = c->prev;
@@ -29,6 +52,7 @@ enum { ARENA_KEEP_MAX = 8 << 20 };
 
 void arena_reset(Arena *a)
 {
+    free_adopted(a);
     ArenaChunk *keep = a->head;
     if (!keep || keep->size > ARENA_KEEP_MAX) {
         arena_free(a);

@@ -7,10 +7,12 @@
 #include <stdint.h>
 
 typedef struct ArenaChunk ArenaChunk;
+typedef struct ArenaAdopted ArenaAdopted;
 typedef struct Arena {
     ArenaChunk *head;   /* chunk being filled */
     char *cur, *end;    /* free space of head */
     size_t total;       /* bytes reserved from the system, for statistics */
+    ArenaAdopted *adopted;   /* malloc'ed blocks freed with the arena */
 } Arena;
 
 void arena_init(Arena *a);
@@ -24,6 +26,10 @@ void *arena_zalloc(Arena *a, size_t size);           /* zeroed */
 void *arena_copy(Arena *a, const void *src, size_t size);
 char *arena_strndup(Arena *a, const char *s, size_t n);
 char *arena_printf(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Hands a malloc'ed block to the arena, which frees it with everything else:
+ * a large array built by realloc joins the arena without a copy (a copy would
+ * hold both at once). Returns p. */
+void *arena_adopt(Arena *a, void *p);
 
 /* Growable array living in an arena. Doubling wastes at most the final size again,
  * which is cheaper than a malloc per element and keeps "free the arena" the only

@@ -27,6 +27,7 @@ enum {
 typedef struct Facts {
     const Ir *ir;
     const Syntax *S;
+    Arena *T;   /* the fixpoint's own tables, freed when the facts are done */
     /* false while the first fixpoint runs: a parameter no call has reached
      * yet is BOTTOM (unknown so far), not MAYBE, so that the order in which
      * functions are defined cannot fix it at the lattice top */
@@ -985,7 +986,7 @@ static void facts_of_call(Facts *F, const IrFunction *f, IrValue *v)
 static void index_self_stores(Facts *F)
 {
     const Ir *ir = F->ir;
-    F->self_stores = arena_zalloc(ir->syn->arena, (ir->classes.n + 1) * sizeof *F->self_stores);
+    F->self_stores = arena_zalloc(F->T, (ir->classes.n + 1) * sizeof *F->self_stores);
     for (uint32_t c = 0; c < ir->classes.n; c++) {
         const IrClass *k = &ir->classes.v[c];
         for (uint32_t m = 0; m < k->methods.n; m++) {
@@ -998,7 +999,7 @@ static void index_self_stores(Facts *F)
                 if (s->op != IR_STORE_ATTR || s->args[0] != self)
                     continue;
                 SelfStore st = {s->name, &g->values.v[s->args[1]]};
-                VEC_PUSH(ir->syn->arena, F->self_stores[c], st);
+                VEC_PUSH(F->T, F->self_stores[c], st);
             }
         }
     }
@@ -1065,7 +1066,7 @@ static void pin_module_receivers(Facts *F)
             const IrValue *base = r->op == IR_ATTR && r->nargs ? &f->values.v[r->args[0]] : NULL;
             if (base && base->op == IR_PARAM && base->index == 0 && f->class_index >= 0) {
                 ModuleUse u = {(uint32_t)f->class_index + 1, r->name};
-                VEC_PUSH(S->arena, F->module_attrs, u);
+                VEC_PUSH(F->T, F->module_attrs, u);
             }
         }
     }
@@ -1260,7 +1261,7 @@ static void add_reader(Facts *F, Readers *r, int fi)
     for (uint32_t i = 0; i < r->fns.n; i++)
         if (r->fns.v[i] == (uint32_t)fi)
             return;
-    VEC_PUSH(F->ir->syn->arena, r->fns, (uint32_t)fi);
+    VEC_PUSH(F->T, r->fns, (uint32_t)fi);
 }
 
 /* What v's transfer reads outside function fi: the facts whose change must
@@ -1377,7 +1378,7 @@ static void mark_read_back(const IrFunction *f, uint32_t *pos, uint8_t *seen)
 static void mark_seen(Facts *F)
 {
     const Ir *ir = F->ir;
-    Arena *A = ir->syn->arena;
+    Arena *A = F->T;
     F->seen = arena_alloc(A, (ir->funcs.n + 1) * sizeof *F->seen);
     uint32_t most = 0;
     for (uint32_t fi = 0; fi < ir->funcs.n; fi++)
@@ -1417,7 +1418,7 @@ static void mark_seen(Facts *F)
 static void init_worklist(Facts *F)
 {
     const Ir *ir = F->ir;
-    Arena *A = ir->syn->arena;
+    Arena *A = F->T;
     uint32_t n = ir->funcs.n;
     F->pending = arena_zalloc(A, n + 1);
     F->reads_outside = arena_zalloc(A, n + 1);
@@ -1452,16 +1453,18 @@ static void run_to_fixpoint(Facts *F)
 void ir_compute_facts(Ir *ir)
 {
     pin_backward_receivers(ir);
-    Facts F = {.ir = ir, .S = ir->syn};
+    Arena scratch;
+    arena_init(&scratch);
+    Facts F = {.ir = ir, .S = ir->syn, .T = &scratch};
     F.nnames = ir->syn->names.by_id.n;
-    F.qual_kinds = arena_zalloc(ir->syn->arena, F.nnames);
-    F.method_bits = arena_zalloc(ir->syn->arena, F.nnames * sizeof *F.method_bits);
+    F.qual_kinds = arena_zalloc(F.T, F.nnames);
+    F.method_bits = arena_zalloc(F.T, F.nnames * sizeof *F.method_bits);
     index_self_stores(&F);
     pin_module_receivers(&F);
     init_worklist(&F);
-    F.params = arena_zalloc(ir->syn->arena, (ir->funcs.n + 1) * sizeof *F.params);
+    F.params = arena_zalloc(F.T, (ir->funcs.n + 1) * sizeof *F.params);
     for (uint32_t i = 0; i < ir->funcs.n; i++)
-        F.params[i] = arena_zalloc(ir->syn->arena,
+        F.params[i] = arena_zalloc(F.T,
                                    (ir->funcs.v[i].params.n + 1) * sizeof **F.params);
     /* two fixpoints: the in-file calls first, then what the remaining
      * parameters (reached from outside the file) make of the rest. The
@@ -1473,4 +1476,5 @@ void ir_compute_facts(Ir *ir)
     for (uint32_t i = 0; i < ir->funcs.n; i++)
         F.pending[i] |= F.reads_outside[i];
     run_to_fixpoint(&F);
+    arena_free(&scratch);
 }

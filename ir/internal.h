@@ -13,8 +13,10 @@ typedef struct NameSet {
     uint32_t *slots;    /* 0 = empty; NULL while the set is small */
     uint32_t mask;
 } NameSet;
+/* malloc'ed: a scope's sets go when ir_end_scope ends it */
 bool name_set_has(const NameSet *s, uint32_t name);
-void name_set_add(Arena *a, NameSet *s, uint32_t name);
+void name_set_add(NameSet *s, uint32_t name);
+void name_set_free(NameSet *s);
 
 typedef struct ImportEntry { uint32_t name, qual; } ImportEntry;
 typedef struct DefEntry { uint64_t var; BlockId block; ValueId value; } DefEntry;

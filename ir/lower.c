@@ -23,9 +23,16 @@ void *ir_heap_grow(void *v, uint32_t *cap, uint32_t first, size_t elem)
 }
 
 /* A malloc'ed array moved into the arena at its exact size (NULL if empty). */
+enum { ADOPT_MIN = 64 * 1024 };   /* smaller arrays are copied: a malloc each would cost more */
+
 void *ir_heap_settle(Arena *A, void *v, uint32_t n, size_t elem)
 {
-    void *exact = n ? arena_copy(A, v, n * elem) : NULL;
+    size_t size = (size_t)n * elem;
+    if (size >= ADOPT_MIN) {   /* shrunk in place and handed over: never two copies at once */
+        void *exact = realloc(v, size);
+        return arena_adopt(A, exact ? exact : v);
+    }
+    void *exact = n ? arena_copy(A, v, size) : NULL;
     free(v);
     return exact;
 }
@@ -207,6 +214,12 @@ void ir_end_scope(Lowerer *L, FnState *fs, FnState *outer)
 {
     free(fs->defs);
     fs->defs = NULL;
+    if (outer)   /* the module's is the Lowerer's module_assigned */
+        name_set_free(&fs->assigned);
+    name_set_free(&fs->globals);
+    name_set_free(&fs->rebound);
+    for (int i = 0; i < MAX_COMP_DEPTH; i++)
+        name_set_free(&fs->comp_vars[i]);
     IrFunction *f = &L->ir->funcs.v[fs->fn];
     settle_block_lists(L->A, f);
     f->params.v = ir_heap_settle(L->A, f->params.v, f->params.cap = f->params.n, sizeof(ValueId));
@@ -219,7 +232,7 @@ void ir_end_scope(Lowerer *L, FnState *fs, FnState *outer)
 void ir_write_var(Lowerer *L, uint64_t var, BlockId b, ValueId v)
 {
     FnState *fs = L->fs;
-    if ((fs->ndefs + 1) * 2 > fs->defs_mask + 1)
+    if ((uint64_t)(fs->ndefs + 1) * 4 > (uint64_t)(fs->defs_mask + 1) * 3)   /* at most 3/4 full */
         defs_grow(L, fs);
     for (uint32_t i = (uint32_t)def_hash(b, var) & fs->defs_mask;; i = (i + 1) & fs->defs_mask) {
         DefEntry *e = &fs->defs[i];
@@ -503,7 +516,7 @@ void ir_store_name(Lowerer *L, uint32_t name, ValueId v)
 {
     if (!name)
         return;
-    name_set_add(L->T, &L->fs->rebound, name);
+    name_set_add(&L->fs->rebound, name);
     ir_write_var(L, var_key(L, name), L->fs->cur, v);
     IrValue *x = &fn(L)->values.v[v];
     if (!x->name && (x->op == IR_CALL || x->op == IR_FUNC || x->op == IR_CLASS))
@@ -623,7 +636,7 @@ static void bind_comprehension_targets(Lowerer *L, uint32_t target, NameSet *var
 {
     const Node *t = syn_node(L->S, target);
     if (t->kind == N_NAME) {
-        name_set_add(L->T, vars, name_of(L, t));
+        name_set_add(vars, name_of(L, t));
         return;
     }
     if (t->kind == N_TUPLE || t->kind == N_LIST || t->kind == N_PAREN || t->kind == N_STARRED)
@@ -639,7 +652,7 @@ static ValueId lower_comprehension(Lowerer *L, uint32_t id)
     if (fs->ncomp >= MAX_COMP_DEPTH)
         return emit(L, IR_OPAQUE, id);
     NameSet *vars = &fs->comp_vars[fs->ncomp];
-    memset(vars, 0, sizeof *vars);
+    name_set_free(vars);   /* an earlier comprehension's, at this depth */
     fs->comp_tags[fs->ncomp] = ++L->comp_counter;
     fs->ncomp++;
     ARENA_VEC(ValueId) parts = {0};

@@ -1,6 +1,7 @@
 /* Statements, scopes, imports and the entry point of the IR. */
 #include "internal.h"
 #include "project.h"
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- name sets -------------------------------------------------------------------------- */
@@ -21,12 +22,15 @@ static void name_set_index(NameSet *s, uint32_t name)
 }
 
 /* Keeps the index at most half full. */
-static void name_set_reindex(Arena *a, NameSet *s)
+static void name_set_reindex(NameSet *s)
 {
     uint32_t size = 32;
     while (size < s->v.n * 2 + 2)
         size *= 2;
-    s->slots = arena_zalloc(a, size * sizeof *s->slots);
+    free(s->slots);
+    s->slots = calloc(size, sizeof *s->slots);
+    if (!s->slots)
+        abort();
     s->mask = size - 1;
     for (uint32_t k = 0; k < s->v.n; k++)
         name_set_index(s, s->v.v[k]);
@@ -46,15 +50,22 @@ bool name_set_has(const NameSet *s, uint32_t name)
     return false;
 }
 
-void name_set_add(Arena *a, NameSet *s, uint32_t name)
+void name_set_add(NameSet *s, uint32_t name)
 {
     if (!name || name_set_has(s, name))
         return;
-    VEC_PUSH(a, s->v, name);
+    LIST_PUSH(s->v, name);
     if (s->slots && s->v.n * 2 <= s->mask + 1)
         name_set_index(s, name);
     else if (s->v.n > NAME_SET_SMALL)
-        name_set_reindex(a, s);
+        name_set_reindex(s);
+}
+
+void name_set_free(NameSet *s)
+{
+    free(s->v.v);
+    free(s->slots);
+    memset(s, 0, sizeof *s);
 }
 
 /* ---- which names a scope binds ------------------------------------------------------------ */
@@ -69,7 +80,7 @@ static void collect_target(Lowerer *L, uint32_t id, NameSet *out)
 {
     const Node *t = syn_node(L->S, id);
     if (t->kind == N_NAME) {
-        name_set_add(L->T, out, L->S->toks.v[t->first_tok].name);
+        name_set_add(out, L->S->toks.v[t->first_tok].name);
     } else if (t->kind == N_TUPLE || t->kind == N_LIST || t->kind == N_PAREN ||
                t->kind == N_STARRED) {
         FOR_EACH_KID(t, kid)
@@ -90,11 +101,11 @@ static void collect_import_alias(Lowerer *L, const Node *alias, NameSet *out)
 {
     const Node *dotted = node_kid(L->S, alias, 0);
     if (node_token(L->S, alias, T_KW_AS))
-        name_set_add(L->T, out, last_name(L->S, alias));
+        name_set_add(out, last_name(L->S, alias));
     else if (dotted)   /* import a.b binds a */
-        name_set_add(L->T, out, tok_name_at(L->S, dotted, T_NAME));
+        name_set_add(out, tok_name_at(L->S, dotted, T_NAME));
     else
-        name_set_add(L->T, out, tok_name_at(L->S, alias, T_NAME));
+        name_set_add(out, tok_name_at(L->S, alias, T_NAME));
 }
 
 /* Nodes that open a scope of their own: their insides bind nothing here. */
@@ -133,19 +144,19 @@ static bool collect_one(Lowerer *L, uint32_t id, NameSet *bound, NameSet *global
         collect_import_alias(L, n, bound);
         return false;
     case N_FUNC_DEF: case N_CLASS_DEF:
-        name_set_add(L->T, bound, tok_name_at(L->S, n, T_NAME));
+        name_set_add(bound, tok_name_at(L->S, n, T_NAME));
         return false;   /* its decorators' and defaults' walruses are too rare to matter */
     case N_EXCEPT: case N_PAT_AS: case N_PAT_STAR:
         if (node_token(L->S, n, T_KW_AS) || n->kind == N_PAT_STAR)
-            name_set_add(L->T, bound, last_name(L->S, n));
+            name_set_add(bound, last_name(L->S, n));
         return true;
     case N_PAT_CAPTURE:
-        name_set_add(L->T, bound, tok_name_at(L->S, node_kid(L->S, n, 0), T_NAME));
+        name_set_add(bound, tok_name_at(L->S, node_kid(L->S, n, 0), T_NAME));
         return false;
     case N_GLOBAL: case N_NONLOCAL:
         for (uint32_t i = 0; i < n->nkids; i++)
             if (elem_is_token(n->kids[i]) && L->S->toks.v[elem_index(n->kids[i])].kind == T_NAME)
-                name_set_add(L->T, globals, L->S->toks.v[elem_index(n->kids[i])].name);
+                name_set_add(globals, L->S->toks.v[elem_index(n->kids[i])].name);
         return false;
     default:
         return !opens_scope((NodeKind)n->kind);
@@ -156,8 +167,8 @@ static bool collect_one(Lowerer *L, uint32_t id, NameSet *bound, NameSet *global
  * can be far deeper than the C stack. */
 static void collect_bindings(Lowerer *L, uint32_t body, NameSet *bound, NameSet *globals)
 {
-    ARENA_VEC(uint32_t) stack = {0};
-    VEC_PUSH(L->T, stack, body);
+    struct { uint32_t *v, n, cap; } stack = {0};   /* malloc'ed: every scope walks again */
+    LIST_PUSH(stack, body);
     while (stack.n) {
         uint32_t id = stack.v[--stack.n];
         if (!collect_one(L, id, bound, globals))
@@ -165,8 +176,9 @@ static void collect_bindings(Lowerer *L, uint32_t body, NameSet *bound, NameSet 
         const Node *n = syn_node(L->S, id);
         for (uint32_t i = n->nkids; i-- > 0;)
             if (!elem_is_token(n->kids[i]))
-                VEC_PUSH(L->T, stack, n->kids[i]);
+                LIST_PUSH(stack, n->kids[i]);
     }
+    free(stack.v);
 }
 
 /* ---- module symbols ------------------------------------------------------------------------ */
@@ -627,6 +639,7 @@ static void lower_match(Lowerer *L, uint32_t id)
         collect_bindings(L, node_kid_id(L->S, syn_node(L->S, cid), 0), &caps, &caps);
         for (uint32_t k = 0; k < caps.v.n; k++)
             ir_store_name(L, caps.v.v[k], ir_emit(L, IR_OPAQUE, cid));
+        name_set_free(&caps);
         lower_block(L, kid_of_kind(L->S, cid, N_BLOCK));
         jump(L, join);
     }
@@ -794,7 +807,7 @@ static void add_param(Lowerer *L, uint32_t name, uint32_t node, uint32_t pos)
     v->name = name;
     v->index = pos;
     LIST_PUSH(ir_cur_fn(L)->params, p);
-    name_set_add(L->T, &L->fs->assigned, name);
+    name_set_add(&L->fs->assigned, name);
     ir_store_name(L, name, p);
 }
 
@@ -1079,8 +1092,10 @@ void ir_build_in_project(Ir *ir, Syntax *syn, const IrProjectHook *hook)
     fs.assigned = L.module_assigned;
     lower_block(&L, syn->root);
     resolve_function(&ir->funcs.v[0]);
+    arena_free(&scratch);   /* first: the module's values settle next, the peak of lowering */
     ir_end_scope(&L, &fs, NULL);
-    arena_free(&scratch);
+    name_set_free(&L.module_assigned);   /* the module's fs.assigned: ir_end_scope leaves it */
+    name_set_free(&ignored);
     ir->funcs.v = ir_heap_settle(L.A, ir->funcs.v, ir->funcs.cap = ir->funcs.n, sizeof(IrFunction));
     index_module_defs(ir);
     index_class_methods(ir);

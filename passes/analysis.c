@@ -236,6 +236,20 @@ static void compute_callers(Analysis *an);
 static void compute_context(Analysis *an);
 ValueId an_stepped_optimizer(const Analysis *an, const IrFunction *f, const IrValue *v);
 
+uint32_t an_parent(Analysis *an, uint32_t node)
+{
+    const Syntax *S = an->S;
+    if (!an->parents) {
+        an->parents = arena_alloc(S->arena, (S->nnodes + 1) * sizeof *an->parents);
+        for (uint32_t i = 0; i < S->nnodes; i++)
+            an->parents[i] = UINT32_MAX;
+        for (uint32_t i = 0; i < S->nnodes; i++)
+            FOR_EACH_KID(&S->nodes[i], kid)
+                an->parents[kid] = i;
+    }
+    return an->parents[node];
+}
+
 void analysis_init(Analysis *an, Syntax *S, const Ir *ir)
 {
     memset(an, 0, sizeof *an);
@@ -250,12 +264,6 @@ void analysis_init(Analysis *an, Syntax *S, const Ir *ir)
     N(n_non_blocking, "non_blocking") N(n_training, "training") N(n_module, "module")
     N(n_orig_mod, "_orig_mod")
 #undef N
-    an->parents = arena_alloc(S->arena, (S->nnodes + 1) * sizeof *an->parents);
-    for (uint32_t i = 0; i < S->nnodes; i++)
-        an->parents[i] = UINT32_MAX;
-    for (uint32_t i = 0; i < S->nnodes; i++)
-        FOR_EACH_KID(&S->nodes[i], kid)
-            an->parents[kid] = i;
     an->effects = arena_zalloc(S->arena, (ir->funcs.n + 1) * sizeof *an->effects);
     compute_effects(an);
     an_compute_object_effects(an);

@@ -49,7 +49,7 @@ typedef struct Analysis {
                                  code that itself may run with grad enabled */
     uint32_t *ncalls;         /* per function: in-file call sites */
     uint8_t *context;         /* per function: a CodeContext */
-    uint32_t *parents;        /* CST node -> parent node (UINT32_MAX for the root) */
+    uint32_t *parents;        /* CST node -> parent node: an_parent builds it when first asked */
     const struct ParamFacts *params;   /* optimizers' parameter sets, adapters, freezing (ir/params.h) */
     ModuleFacts modules;      /* in-file nn.Module classes: registrations, forward's reach */
     bool uses_cuda;           /* the script moves work to a CUDA device */
@@ -59,6 +59,10 @@ typedef struct Analysis {
         n_zero_grad, n_eval, n_train, n_grad, n_item, n_to, n_cuda, n_forward, n_num_workers,
         n_pin_memory, n_non_blocking, n_training, n_module, n_orig_mod;
 } Analysis;
+
+/* The CST parent of a node (UINT32_MAX for the root). The table costs 4 bytes
+ * a node: it is built the first time a report or a fix walks up the tree. */
+uint32_t an_parent(Analysis *an, uint32_t node);
 
 void analysis_init(Analysis *an, Syntax *S, const Ir *ir);
 

@@ -55,7 +55,7 @@ const char *fix_text(RuleCtx *c, uint32_t node)
     return arena_strndup(c->A, c->S->src + a, b - a);
 }
 
-uint32_t fix_parent(RuleCtx *c, uint32_t node) { return c->an->parents[node]; }
+uint32_t fix_parent(RuleCtx *c, uint32_t node) { return an_parent(c->an, node); }
 
 uint32_t fix_statement(RuleCtx *c, uint32_t node)
 {

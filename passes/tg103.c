@@ -134,10 +134,9 @@ static void report(RuleCtx *c, uint32_t node, const ModelEvent *freeze)
     /* name the freeze by its text, not its line: the message stays the same
      * wherever the helper that does it is defined */
     uint32_t stmt = freeze->node;   /* `p.requires_grad` -> `p.requires_grad = False` */
-    while (c->an->parents[stmt] != UINT32_MAX &&
-           c->S->nodes[c->an->parents[stmt]].kind != N_BLOCK &&
-           c->an->parents[c->an->parents[stmt]] != UINT32_MAX)
-        stmt = c->an->parents[stmt];
+    for (uint32_t up; (up = an_parent(c->an, stmt)) != UINT32_MAX &&
+                      c->S->nodes[up].kind != N_BLOCK && an_parent(c->an, up) != UINT32_MAX;)
+        stmt = up;
     const Node *n = &c->S->nodes[stmt];
     uint32_t a = node_start(c->S, n), len = node_end(c->S, n) - a;
     while (len && (c->S->src[a + len - 1] == '\n' || c->S->src[a + len - 1] == '\r' ||
