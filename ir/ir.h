@@ -84,12 +84,14 @@ enum {
     IRV_MODULE_USE = 8,    /* `.eval()`, `.parameters()`... is called on it: an nn.Module */
 };
 
+/* 48 bytes: a 10 MB module has over half a million values. The small fields
+ * share one word; the static assertion below keeps them wide enough. */
 typedef struct IrValue {
     uint8_t op;            /* IrOp */
-    uint8_t attach;        /* Attach */
-    uint8_t grad;          /* GradMode in force where the value is computed */
-    uint8_t flags;         /* IRV_* */
-    uint32_t roles;        /* ROLE_* bits */
+    uint8_t attach : 2;    /* Attach */
+    uint8_t grad : 2;      /* GradMode in force where the value is computed */
+    uint8_t flags : 4;     /* IRV_* */
+    uint16_t roles;        /* ROLE_* bits */
     uint32_t node;         /* CST node (or token elem) it came from, for spans */
     uint32_t name;         /* interned name: attribute, parameter, global */
     uint32_t qual;         /* interned qualified name ("torch.nn.functional.softmax") or 0 */
@@ -100,9 +102,13 @@ typedef struct IrValue {
     uint32_t origin;       /* facts: the DataLoader(...) call this loader comes from, as
                               (function + 1) << 20 | value, or 0 */
     uint32_t nargs;
-    ValueId *args;         /* a CALL's keyword names follow them: ir_kwnames */
     BlockId block;
+    ValueId *args;         /* a CALL's keyword names follow them: ir_kwnames */
 } IrValue;
+_Static_assert(IR__COUNT <= 256 && ATT_MAYBE < 4 && GRAD_UNKNOWN < 4 && IRV_MODULE_USE < 16 &&
+                   ROLE_MODE_DEP < (1 << 16),
+               "IrValue's small fields hold every op, attach state, grad mode, flag and role");
+_Static_assert(sizeof(IrValue) == 48, "IrValue stays 48 bytes");
 
 /* A CALL's keyword names, one per argument (0: positional, or the callee),
  * stored right after its arguments; NULL for any other value. */
