@@ -1253,15 +1253,26 @@ static bool waits_for_operands(Facts *F, const IrFunction *f, const IrValue *v)
     return false;
 }
 
+/* Readers are kept sorted: a module-level definition may be read by every
+ * function of the file, and a linear membership test would be quadratic. */
 static void add_reader(Facts *F, Readers *r, int fi)
 {
     if (r->stamp == F->run)
         return;   /* already noted during this run */
     r->stamp = F->run;
-    for (uint32_t i = 0; i < r->fns.n; i++)
-        if (r->fns.v[i] == (uint32_t)fi)
-            return;
+    uint32_t lo = 0, hi = r->fns.n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (r->fns.v[mid] < (uint32_t)fi)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < r->fns.n && r->fns.v[lo] == (uint32_t)fi)
+        return;
     VEC_PUSH(F->T, r->fns, (uint32_t)fi);
+    memmove(r->fns.v + lo + 1, r->fns.v + lo, (r->fns.n - 1 - lo) * sizeof *r->fns.v);
+    r->fns.v[lo] = (uint32_t)fi;
 }
 
 /* What v's transfer reads outside function fi: the facts whose change must

@@ -59,7 +59,8 @@ typedef struct Lowerer {
     int class_index;              /* class whose body is being lowered, or -1 */
     uint32_t comp_counter;
     uint32_t rhs_node;            /* the value being assigned, for item-store spans */
-    ARENA_VEC(ImportEntry) imports;   /* module-level: local name -> qualified name */
+    uint32_t (*import_map)[2];    /* module-level imports: {name, qualified name} (stmt.c) */
+    uint32_t import_mask, nimports;
     NameSet module_assigned;
 } Lowerer;
 

@@ -183,12 +183,49 @@ static void collect_bindings(Lowerer *L, uint32_t body, NameSet *bound, NameSet 
 
 /* ---- module symbols ------------------------------------------------------------------------ */
 
+/* The qualified name the module's latest import of `name` bound, or 0: a
+ * small hash map by name (a scan of the imports per read would be quadratic
+ * in a module with thousands of them). Slots hold name and qual; 0 = empty. */
+static uint32_t import_slot(uint32_t name, uint32_t mask) { return (name * 0x9E3779B1u) & mask; }
+
 uint32_t module_import_qual(Lowerer *L, uint32_t name)
 {
-    for (uint32_t i = L->imports.n; i-- > 0;)
-        if (L->imports.v[i].name == name)
-            return L->imports.v[i].qual;
+    if (!L->import_map)
+        return 0;
+    for (uint32_t i = import_slot(name, L->import_mask); L->import_map[i][0]; i = (i + 1) & L->import_mask)
+        if (L->import_map[i][0] == name)
+            return L->import_map[i][1];
     return 0;
+}
+
+static void put_import(uint32_t (*map)[2], uint32_t mask, uint32_t name, uint32_t qual)
+{
+    uint32_t i = import_slot(name, mask);
+    while (map[i][0] && map[i][0] != name)
+        i = (i + 1) & mask;
+    map[i][0] = name;
+    map[i][1] = qual;
+}
+
+static void note_module_import(Lowerer *L, uint32_t name, uint32_t qual)
+{
+    if (!name)
+        return;
+    if (!L->import_map || (L->nimports + 1) * 2 > L->import_mask + 1) {   /* at most half full */
+        uint32_t size = L->import_map ? (L->import_mask + 1) * 2 : 64;
+        uint32_t (*grown)[2] = calloc(size, sizeof *grown);
+        if (!grown)
+            abort();
+        for (uint32_t i = 0; L->import_map && i <= L->import_mask; i++)
+            if (L->import_map[i][0])
+                put_import(grown, size - 1, L->import_map[i][0], L->import_map[i][1]);
+        free(L->import_map);
+        L->import_map = grown;
+        L->import_mask = size - 1;
+    }
+    if (!module_import_qual(L, name))
+        L->nimports++;
+    put_import(L->import_map, L->import_mask, name, qual);
 }
 
 void module_record_def(Lowerer *L, uint32_t name, ValueId v)
@@ -226,7 +263,7 @@ static void bind_import(Lowerer *L, uint32_t name, uint32_t qual, uint32_t node)
     VEC_PUSH(L->T, L->fs->imports, e);
     if (L->fs->fn == 0) {
         module_record_def(L, name, v);
-        VEC_PUSH(L->T, L->imports, e);
+        note_module_import(L, name, qual);
     }
 }
 
@@ -1095,6 +1132,7 @@ void ir_build_in_project(Ir *ir, Syntax *syn, const IrProjectHook *hook)
     arena_free(&scratch);   /* first: the module's values settle next, the peak of lowering */
     ir_end_scope(&L, &fs, NULL);
     name_set_free(&L.module_assigned);   /* the module's fs.assigned: ir_end_scope leaves it */
+    free(L.import_map);
     name_set_free(&ignored);
     ir->funcs.v = ir_heap_settle(L.A, ir->funcs.v, ir->funcs.cap = ir->funcs.n, sizeof(IrFunction));
     index_module_defs(ir);
