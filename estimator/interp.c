@@ -97,7 +97,9 @@ AVal *av_obj(Interp *in, NnKind kind)
     v->obj = arena_zalloc(in->a, sizeof *v->obj);
     v->obj->cls = -1;
     v->obj->nn = kind;
-    v->obj->is_module = kind != NN_NONE && kind < NN_OPTIMIZER;
+    /* an opaque object is a module only where its maker says so: most are a
+     * run's configuration, data or tooling (argparse, a dataset, a Trainer) */
+    v->obj->is_module = kind != NN_NONE && kind < NN_OPAQUE;
     return v;
 }
 

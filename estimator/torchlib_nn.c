@@ -319,6 +319,7 @@ static bool parameterless(const char *name)
 static AVal *unmodelled_module(Interp *in, const char *name, Args *a)
 {
     AVal *m = av_obj(in, NN_OPAQUE);
+    m->obj->is_module = true;   /* a torch.nn class */
     (void)a;
     if (parameterless(name)) {
         m->obj->a = OPAQUE_LAYER;
@@ -354,7 +355,9 @@ AVal *nn_module(Interp *in, const char *name, Args *a)
         return m;
     if (name[0] >= 'A' && name[0] <= 'Z')
         return unmodelled_module(in, name, a);
-    return av_obj(in, NN_OPAQUE);
+    m = av_obj(in, NN_OPAQUE);
+    m->obj->is_module = true;   /* from torch.nn: taken for a module, as before */
+    return m;
 }
 
 void tie_weight(Interp *in, Obj *m, const char *name, AVal *v)

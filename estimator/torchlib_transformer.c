@@ -227,7 +227,9 @@ static AVal *nn_stack(Interp *in, const char *name, Args *a)
                                                           "parameters and activations are missing", what,
                                                    decoder ? "nn.TransformerDecoderLayer"
                                                            : "nn.TransformerEncoderLayer"));
-        return av_obj(in, NN_OPAQUE);
+        AVal *stack = av_obj(in, NN_OPAQUE);
+        stack->obj->is_module = true;   /* a Transformer stack, unread */
+        return stack;
     }
     for (uint32_t i = 0; i < layer->obj->nwall; i++)
         tr_param_drop(in->tr, layer->obj->wall[i]);

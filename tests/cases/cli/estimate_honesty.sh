@@ -272,3 +272,27 @@ loss.backward()
 opt.step()
 PY
 show "super().__init__(config) of a Hugging Face class: refused" bert_config.py
+# A dataset, a sampler or a parser handed to a call pfc does not model is not
+# the model: no note may say the model was passed through it.
+cat > sampler.py <<'PY'
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+from torch.utils.data.distributed import DistributedSampler
+ds = TensorDataset(torch.randn(64, 32), torch.randint(0, 4, (64,)))
+sampler = DistributedSampler(ds)
+loader = DataLoader(ds, batch_size=8, sampler=sampler)
+model = nn.Linear(32, 4).cuda()
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for x, y in loader:
+    loss = nn.functional.cross_entropy(model(x.cuda()), y.cuda())
+    loss.backward()
+    opt.step()
+    opt.zero_grad()
+PY
+"$PFC" estimate sampler.py --json > sampler.json 2> sampler.err
+echo "--- DistributedSampler(dataset): exit $?"
+python3 -c "import json
+j = json.load(open('sampler.json'))
+notes = [a for a in j['assumptions'] if 'the model' in a and 'DistributedSampler' in a]
+print('notes calling the dataset the model:', notes)"
