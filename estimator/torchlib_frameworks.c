@@ -408,6 +408,25 @@ static bool is_lightning(const char *q, const char *cls)
 
 static AVal *fabric(Interp *in, Args *a);
 
+/* deepspeed.add_config_arguments(parser) adds DeepSpeed's options to the
+ * parser and gives the same parser back: --deepspeed and --deepscale (flags),
+ * --deepspeed_config and --deepscale_config (paths, default None). */
+static AVal *deepspeed_arguments(Interp *in, Args *a)
+{
+    AVal *parser = arg(a, 0, "parser");
+    if (!parser || parser->k != AV_OBJECT || parser->obj->a != OPAQUE_ARGPARSER)
+        return av_unknown(in);
+    static const char *const flags[] = {"--deepspeed", "--deepscale"};
+    static const char *const paths[] = {"--deepspeed_config", "--deepscale_config"};
+    for (int i = 0; i < 2; i++) {
+        Args f = {{av_str(in, flags[i]), av_str(in, "store_true")}, {NULL, "action"}, 2};
+        argparse_method(in, parser->obj, "add_argument", &f);
+        Args p = {{av_str(in, paths[i]), av_none(in)}, {NULL, "default"}, 2};
+        argparse_method(in, parser->obj, "add_argument", &p);
+    }
+    return parser;
+}
+
 /* Objects that hold the run's configuration: argparse, deepspeed,
  * Accelerate, the Hugging Face Trainer and its argument parser, config
  * files. */
@@ -445,6 +464,8 @@ AVal *config_call(Interp *in, const char *q, Args *a)
         return lightning_cli(in, a);
     if (eq(q, "deepspeed.initialize"))
         return deepspeed_initialize(in, a);
+    if (eq(q, "deepspeed.add_config_arguments"))
+        return deepspeed_arguments(in, a);
     if (eq(q, "accelerate.Accelerator"))
         return accelerator(in, a);
     if (is_diffusers_scheduler(q)) {

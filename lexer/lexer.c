@@ -1222,9 +1222,10 @@ TokenVec lex_file(LexInput *in)
     L.in = in;
     L.s = in->src;
     L.n = in->len;
-    if (L.n > LEX_MAX_SOURCE) {   /* the token widths hold up to here (lexer.h) */
+    if (L.n > LEX_MAX_SOURCE) {   /* the token widths hold up to here (lexer.h): not read */
         diag(&L, 0, 0, "file too large for pfc (at most 64 MiB)");
-        L.n = 0;
+        emit(&L, T_ENDMARKER, L.n, L.n);
+        return L.toks;
     }
     bool bom = L.n >= 3 && memcmp(L.s, "\xef\xbb\xbf", 3) == 0;
     L.pos = bom ? 3 : 0;

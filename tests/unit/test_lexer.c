@@ -295,6 +295,33 @@ static void test_missing_final_newline(void **state)
     assert_string_equal(kinds("x # comment"), "NAME NEWLINE ENDMARKER");
 }
 
+/* Past LEX_MAX_SOURCE a token's 29-bit length and 24-bit name could wrap:
+ * such a source is refused with one error, unread. */
+static void test_too_large(void **state)
+{
+    (void)state;
+    size_t len = (size_t)LEX_MAX_SOURCE + 1;
+    char *src = malloc(len);
+    assert_non_null(src);
+    memset(src, 'a', len);
+    Lexed *L = lex_n(src, len);
+    assert_int_equal(L->toks.n, 1);
+    assert_int_equal(L->diags.n, 1);
+    assert_non_null(strstr(L->diags.v[0].msg, "too large"));
+    lexed_free(L);
+    free(src);
+    /* at the limit it is read: one NAME of the whole length */
+    src = malloc(LEX_MAX_SOURCE);
+    assert_non_null(src);
+    memset(src, 'a', LEX_MAX_SOURCE);
+    L = lex_n(src, LEX_MAX_SOURCE);
+    assert_int_equal(L->diags.n, 0);
+    assert_int_equal(L->toks.v[0].kind, T_NAME);
+    assert_int_equal(L->toks.v[0].len, LEX_MAX_SOURCE);
+    lexed_free(L);
+    free(src);
+}
+
 static void test_bom(void **state)
 {
     (void)state;
@@ -915,6 +942,7 @@ int main(void)
         cmocka_unit_test(test_newline_styles),
         cmocka_unit_test(test_missing_final_newline),
         cmocka_unit_test(test_bom),
+        cmocka_unit_test(test_too_large),
         cmocka_unit_test(test_all_operators),
         cmocka_unit_test(test_keywords),
         cmocka_unit_test(test_soft_keywords),

@@ -168,3 +168,21 @@ Trainer(model=model, args=training_args, train_dataset=Tokens()).train()
 PY
 echo "--- 15. an HfArgumentParser dataclass's empty default"
 show hf_empty.py
+cat > ds_args.py <<'PY'
+import argparse
+import deepspeed
+import torch
+import torch.nn as nn
+parser = argparse.ArgumentParser()
+parser.add_argument("--width", type=int, default=512)
+parser = deepspeed.add_config_arguments(parser)
+args = parser.parse_args()
+model = nn.Linear(args.width, args.width).cuda()
+if args.deepspeed:
+    raise SystemExit("not in this run")
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+model(torch.randn(8, args.width, device="cuda")).sum().backward()
+opt.step()
+PY
+echo "--- 16. deepspeed.add_config_arguments gives the parser back, with --deepspeed off"
+show ds_args.py -- --width 1024
