@@ -391,6 +391,16 @@ static void walk_dir(Walk *w, int fd)
         ignore_reset(w->ign, mark);
 }
 
+/* The named path opened as a directory, or -1. A stat first: most named
+ * paths are files, and a failed open(O_DIRECTORY) costs as much as the stat. */
+static int named_directory(const char *p)
+{
+    struct stat st;
+    if (stat(p, &st) != 0 ? errno != ENAMETOOLONG : !S_ISDIR(st.st_mode))
+        return -1;
+    return open_at(AT_FDCWD, p, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
+}
+
 void walk_paths(PathList *out, char **paths, int npaths, int flags)
 {
     for (int i = 0; i < npaths; i++) {
@@ -398,7 +408,7 @@ void walk_paths(PathList *out, char **paths, int npaths, int flags)
         size_t n = strlen(p);
         while (n > 1 && p[n - 1] == '/')
             p[--n] = 0;
-        int fd = open_at(AT_FDCWD, p, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
+        int fd = named_directory(p);
         if (fd < 0) {
             push_path(out, p);   /* a file, or missing: reading it reports why */
             continue;

@@ -529,11 +529,13 @@ static void cached_free(CachedResult *c)
 }
 
 /* A hit also needs every project module the entry's facts read unchanged:
- * editing model.py re-lints train.py. */
-static bool replay_cached(Cache *cache, Project *project, FileResult *r, const CacheKey *key)
+ * editing model.py re-lints train.py. With `source` (the stat taken before
+ * reading), the entry is looked up by the path and its stamp, not the bytes. */
+static bool replay_cached(Cache *cache, Project *project, FileResult *r, const CacheKey *key,
+                          uint64_t source, const CacheStat *now)
 {
     CachedResult *c = malloc(sizeof *c);
-    if (!c || !cache_load(cache, key, c)) {
+    if (!c || !(key ? cache_load(cache, key, now, c) : cache_load_stat(cache, source, now, c))) {
         free(c);
         return false;
     }
@@ -550,7 +552,8 @@ static bool replay_cached(Cache *cache, Project *project, FileResult *r, const C
     return true;
 }
 
-static void store_cached(Cache *cache, const FileResult *r, const CacheKey *key)
+static void store_cached(Cache *cache, const FileResult *r, const CacheKey *key,
+                         const CacheStat *stat)
 {
     CachedResult *c = calloc(1, sizeof *c);
     if (!c)
@@ -568,6 +571,8 @@ static void store_cached(Cache *cache, const FileResult *r, const CacheKey *key)
     c->out_len = r->out.n;
     c->deps = r->deps.v;
     c->deps_len = r->deps.n;
+    if (stat)
+        c->stat = *stat;
     cache_store(cache, key, c);
     free(c);
 }
@@ -892,6 +897,16 @@ static bool fix_and_write(const LintOptions *o, const Config *cfg, const char *p
     return kept && !o->diff;
 }
 
+/* The stamp of a regular file (stat follows a symlink, as reading does). */
+static bool stat_source(const char *path, CacheStat *out)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return false;
+    cache_stat_of(&st, out);
+    return true;
+}
+
 static void lint_one(size_t i, int worker, void *ctx)
 {
     LintRun *run = ctx;
@@ -905,6 +920,11 @@ static void lint_one(size_t i, int worker, void *ctx)
     SourceStamp stamp = {0};
     if (o->fix && !o->diff)
         safe_stamp(path, &stamp);   /* before reading: a later change shows */
+    CacheStat now;
+    bool stated = run->cache && !run->files.why[i] && stat_source(path, &now);   /* before reading too */
+    uint64_t source = run->cache ? cache_source(run->settings ^ cfg->hash, path) : 0;
+    if (stated && replay_cached(run->cache, o->project, r, NULL, source, &now))
+        return;
     if (run->files.why[i] || !read_source(path, &src, &len, &err)) {
         report_file_error(&r->out, &o->style, path, run->files.why[i] ? run->files.why[i] : err);
         r->counts[SEV_ERROR]++;
@@ -914,7 +934,7 @@ static void lint_one(size_t i, int worker, void *ctx)
     CacheKey key;
     if (run->cache) {
         cache_key(&key, run->settings ^ cfg->hash, path, src, len);
-        if (replay_cached(run->cache, o->project, r, &key)) {
+        if (replay_cached(run->cache, o->project, r, &key, source, stated ? &now : NULL)) {
             free(src);
             return;
         }
@@ -962,7 +982,7 @@ static void lint_one(size_t i, int worker, void *ctx)
     if (failure[0])
         report_write_failure(r, &o->style, path, failure);
     if (run->cache)
-        store_cached(run->cache, r, &key);
+        store_cached(run->cache, r, &key, stated ? &now : NULL);
     arena_reset(arena);
     notebook_free(r->notebook);
     r->notebook = NULL;

@@ -22,7 +22,7 @@
 
 /* The pack layout the tests poke at (cli/cache.c): a 56-byte head, 64-byte
  * slots, entries with an 80-byte head. */
-enum { HEAD = 56, SLOT = 64, ENTRY_HEAD = 80, OFF_ORDER = 16, OFF_FORMAT = 20, OFF_VERSION = 24,
+enum { HEAD = 56, SLOT = 64, ENTRY_HEAD = 128, OFF_ORDER = 16, OFF_FORMAT = 20, OFF_VERSION = 24,
        OFF_COUNT = 52, SLOT_OFFSET = 40 };
 
 typedef struct Sample { const char *path, *src, *out, *deps; CacheKey key; } Sample;
@@ -115,7 +115,7 @@ static int hits(const Sample *s, int n, int *which)
         CachedResult r;
         if (which)
             which[i] = 0;
-        if (!cache_load(c, &s[i].key, &r))
+        if (!cache_load(c, &s[i].key, NULL, &r))
             continue;
         CachedResult want = result_of(&s[i], (uint32_t)i);
         assert_memory_equal(r.counts, want.counts, sizeof r.counts);
@@ -296,7 +296,7 @@ static void test_foreign_packs(void **state)
     const struct { size_t at; const char *bytes; size_t len; } change[] = {
         {0, "pfc-pock", 8},                /* magic */
         {OFF_ORDER, "\1\2\3\4", 4},        /* another machine's byte order */
-        {OFF_FORMAT, "\2\0\0\0", 4},       /* another format */
+        {OFF_FORMAT, "\1\0\0\0", 4},       /* an older format (1: no stamps) */
         {OFF_VERSION, "9.9.9\0", 6},       /* another pfc's keys never match */
         {OFF_COUNT, "\377\377\0\0", 4},    /* more slots than the file holds */
     };
