@@ -91,7 +91,7 @@ struct Cache {
     char *path;               /* for the notice */
     atomic_bool disabled;     /* a write failed: stop trying */
     atomic_bool warned;
-    int64_t start_ns;         /* CLOCK_REALTIME at cache_open: what is racy */
+    int64_t start_ns;         /* CLOCK_REALTIME at cache_open or cache_stats_since: what is racy */
     Shard shards[CACHE_SHARDS];
 };
 
@@ -118,6 +118,19 @@ void cache_stat_of(const struct stat *st, CacheStat *out)
 static bool stat_known(const CacheStat *st)
 {
     return st->dev || st->ino || st->size || st->mtime_ns || st->ctime_ns;
+}
+
+int64_t cache_now_ns(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+}
+
+void cache_stats_since(Cache *c, int64_t ns)
+{
+    if (ns < c->start_ns)
+        c->start_ns = ns;
 }
 
 bool cache_stat_trusted(const Cache *c, const CacheStat *st)
@@ -162,9 +175,7 @@ Cache *cache_open(const char *dir)
         free(c);
         return NULL;
     }
-    struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now);
-    c->start_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+    c->start_ns = cache_now_ns();
     for (int i = 0; i < CACHE_SHARDS; i++)
         pthread_mutex_init(&c->shards[i].lock, NULL);
     return c;

@@ -85,6 +85,10 @@ bool cache_load_stat(Cache *c, uint64_t source, const CacheStat *now, CachedResu
  * timestamp tick as the read would otherwise leave the stamp unchanged (git
  * calls such an entry racy); a racy file is read and hashed every run. */
 bool cache_stat_trusted(const Cache *c, const CacheStat *st);
+/* The stats this cache is given were taken at or after `ns` (cache_now_ns()
+ * then), not only after cache_open: what is racy is judged from there. */
+void cache_stats_since(Cache *c, int64_t ns);
+int64_t cache_now_ns(void);   /* CLOCK_REALTIME */
 /* Stores r; r->stat is kept as trusted when cache_stat_trusted says so. */
 void cache_store(Cache *c, const CacheKey *key, const CachedResult *r);
 /* pfc debug-cache: each pack of the directory, its generation and entries

@@ -897,13 +897,17 @@ static bool fix_and_write(const LintOptions *o, const Config *cfg, const char *p
     return kept && !o->diff;
 }
 
-/* The stamp of a regular file (stat follows a symlink, as reading does). */
-static bool stat_source(const char *path, CacheStat *out)
+/* The stamp of a regular file (stat follows a symlink, as reading does):
+ * the walk's for a file named on the command line. */
+static bool stat_source(const PathList *files, size_t i, CacheStat *out)
 {
     struct stat st;
-    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+    if (!files->stated[i] && stat(files->v[i], &st) != 0)
         return false;
-    cache_stat_of(&st, out);
+    const struct stat *s = files->stated[i] ? &files->st[i] : &st;
+    if (!S_ISREG(s->st_mode))
+        return false;
+    cache_stat_of(s, out);
     return true;
 }
 
@@ -921,7 +925,7 @@ static void lint_one(size_t i, int worker, void *ctx)
     if (o->fix && !o->diff)
         safe_stamp(path, &stamp);   /* before reading: a later change shows */
     CacheStat now;
-    bool stated = run->cache && !run->files.why[i] && stat_source(path, &now);   /* before reading too */
+    bool stated = run->cache && !run->files.why[i] && stat_source(&run->files, i, &now);   /* before reading too */
     uint64_t source = run->cache ? cache_source(run->settings ^ cfg->hash, path) : 0;
     if (stated && replay_cached(run->cache, o->project, r, NULL, source, &now))
         return;
@@ -1372,6 +1376,7 @@ static int print_run(LintOptions *o, LintRun *run)
 static int lint_paths(LintOptions *o, ConfigCache *configs, char **paths, int npaths)
 {
     LintRun run = {o, {0}, NULL, NULL, 0, NULL, NULL, NULL};
+    int64_t walked_ns = cache_now_ns();   /* before the walk's stats */
     walk_paths(&run.files, paths, npaths, WALK_NOTEBOOKS);
     int status = resolve_configs(&run, configs, paths, npaths, o);
     if (status < 0 && o->show_settings) {
@@ -1389,6 +1394,8 @@ static int lint_paths(LintOptions *o, ConfigCache *configs, char **paths, int np
     run.settings = settings_hash(o);
     if (!o->no_cache && !o->fix && !o->diff && run.files.n)
         run.cache = cache_open(CACHE_DIR);
+    if (run.cache)
+        cache_stats_since(run.cache, walked_ns);
     if (o->fix && !o->diff)
         safe_remove_stale_temps(run.files.v, run.files.n);
     run.arenas = calloc((size_t)o->jobs, sizeof *run.arenas);   /* zeroed: empty arenas */

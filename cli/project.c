@@ -111,6 +111,8 @@ typedef struct Module {
     char *path;
     uint64_t hash;
     bool hashed;
+    bool stamped;
+    uint64_t stamp;                  /* file_stamp before its first read this run */
     Memo exact;                      /* summaries */
     Memo at[MAX_IMPORT_DEPTH + 1];
     bool scanned, mentions;          /* its text read once: does it name torch? */
@@ -141,6 +143,8 @@ struct Project {
     struct DirStamp { char *path; uint64_t stamp; } *stamps;
     uint32_t nstamps, capstamps;
     int64_t start_ns;    /* CLOCK_REALTIME at project_new: what is racy */
+    uint64_t *known;     /* project_deps_current's lines found current (hashes) */
+    uint32_t known_mask, nknown;
     /* find_module's answers: "dir\ntext" -> index into finds */
     PathMap find_map;
     struct Found { int64_t id; uint32_t absent_at, nabsent; } *finds;
@@ -233,13 +237,14 @@ static char *dir_part(const char *path)
     return strndup(path, slash == path ? 1 : (size_t)(slash - path));
 }
 
+/* The stamp of a directory or file (its path, device, inode, size, times). */
 static uint64_t stamp_of(Project *P, const char *dir, const struct stat *st)
 {
     if (ns_of(st->st_mtim) >= P->start_ns - DIR_RACY_NS ||
         ns_of(st->st_ctim) >= P->start_ns - DIR_RACY_NS)
         return 0;
-    uint64_t v[4] = {(uint64_t)st->st_dev, (uint64_t)st->st_ino, (uint64_t)ns_of(st->st_mtim),
-                     (uint64_t)ns_of(st->st_ctim)};
+    uint64_t v[5] = {(uint64_t)st->st_dev, (uint64_t)st->st_ino, (uint64_t)st->st_size,
+                     (uint64_t)ns_of(st->st_mtim), (uint64_t)ns_of(st->st_ctim)};
     return XXH3_64bits_withSeed(v, sizeof v, XXH3_64bits(dir, strlen(dir))) | 1;
 }
 
@@ -264,6 +269,20 @@ static uint64_t dir_stamp(Project *P, const char *dir)
     map_put(&P->stamp_map, P->stamps[P->nstamps].path, P->nstamps);
     P->nstamps++;
     return stamp;
+}
+
+/* A module file's stat as a stamp, taken before it is first read: a later
+ * run that finds the same stamp knows its bytes (and their hash) unchanged
+ * without reading it. 0 (read and hash it) when racy or not a regular file. */
+static uint64_t module_stamp(Project *P, uint32_t m)
+{
+    Module *M = &P->mods[m];
+    if (M->stamped)
+        return M->stamp;
+    struct stat st;
+    M->stamped = true;
+    M->stamp = stat(M->path, &st) == 0 && S_ISREG(st.st_mode) ? stamp_of(P, M->path, &st) : 0;
+    return M->stamp;
 }
 
 static uint64_t parent_stamp(Project *P, const char *path)
@@ -734,6 +753,7 @@ static void scan_module(Project *P, uint32_t m)
     Memo read = {0};
     IdVec imports = {0};
     id_push(&read.closure, m);
+    module_stamp(P, m);   /* before reading: a later change shows */
     bool ok = read_source(P->mods[m].path, &src, &len, &err);
     bool mentions = ok && mentions_cuda(src, len);
     uint64_t hash = ok ? XXH3_64bits(src, len) : 0;
@@ -803,6 +823,7 @@ static Memo analyse_module(Project *P, uint32_t m, int levels)
     Importer child = {P, dir, root_of(P, dir), levels - 1, &r};
     id_push(&r.closure, m);
     uint64_t hash;
+    module_stamp(P, m);   /* before reading */
     r.summary = summarize_file(&child, path, &hash);
     P->mods[m].hash = hash;
     P->mods[m].hashed = true;
@@ -1092,17 +1113,33 @@ static void flatten(Project *P, const Memo *top, IdVec *out)
     free(stack.v);
 }
 
-/* "K HHHHHHHHHHHHHHHH PATH\n": a dependency line of a cache entry (formatted
- * by hand: entries list thousands of them, printf was most of their cost). */
-static void put_dep(Buf *out, char kind, uint64_t hash, const char *path)
+static void put_hex16(char *at, uint64_t v)
 {
     static const char hex[] = "0123456789abcdef";
-    char head[19];
-    head[0] = kind;
-    head[1] = head[18] = ' ';
     for (int i = 0; i < 16; i++)
-        head[2 + i] = hex[hash >> (60 - 4 * i) & 15];
-    buf_put(out, head, sizeof head);
+        at[i] = hex[v >> (60 - 4 * i) & 15];
+}
+
+/* A dependency line of a cache entry (formatted by hand: entries list
+ * thousands of them, printf was most of their cost):
+ *   "F HASH STAMP PATH\n"  a module: the hash of its bytes, its module_stamp
+ *   "N STAMP PATH\n"       an absent path: its directory's dir_stamp
+ * each HASH or STAMP 16 hex digits. */
+static void put_dep(Buf *out, char kind, uint64_t hash, uint64_t stamp, const char *path)
+{
+    char head[36];
+    size_t n = 0;
+    head[n++] = kind;
+    head[n++] = ' ';
+    if (kind == 'F') {
+        put_hex16(head + n, hash);
+        n += 16;
+        head[n++] = ' ';
+    }
+    put_hex16(head + n, stamp);
+    n += 16;
+    head[n++] = ' ';
+    buf_put(out, head, n);
     buf_puts(out, path);
     buf_putc(out, '\n');
 }
@@ -1118,9 +1155,9 @@ void project_request_deps(const ProjectRequest *r, Buf *out)
     for (uint32_t i = 0; i < all.n; i++) {
         uint32_t id = all.v[i];
         if (id & ABSENT_BIT)
-            put_dep(out, 'N', P->probes[id & ~ABSENT_BIT].dir_stamp, P->probes[id & ~ABSENT_BIT].path);
+            put_dep(out, 'N', 0, P->probes[id & ~ABSENT_BIT].dir_stamp, P->probes[id & ~ABSENT_BIT].path);
         else
-            put_dep(out, 'F', P->mods[id].hash, P->mods[id].path);
+            put_dep(out, 'F', P->mods[id].hash, module_stamp(P, id), P->mods[id].path);
     }
     free(all.v);
     pthread_mutex_unlock(&P->lock);
@@ -1142,6 +1179,7 @@ static uint64_t current_file_hash(Project *P, const char *path)
 {
     uint32_t m = module_id(P, path);
     if (!P->mods[m].hashed) {
+        module_stamp(P, m);   /* before reading */
         char *src;
         uint32_t len;
         const char *err;
@@ -1169,29 +1207,74 @@ static bool parse_hex16(const char *s, uint64_t *v)
     return true;
 }
 
+/* Is the module at path, whose bytes hashed to `hash` when its stamp was
+ * `stamp`, the same now? The same stamp says so without a read. */
+static bool module_current(Project *P, const char *path, uint64_t hash, uint64_t stamp)
+{
+    if (stamp && module_stamp(P, module_id(P, path)) == stamp)
+        return true;
+    return current_file_hash(P, path) == hash;
+}
+
+/* Is the absent path, whose directory had `stamp`, still absent? */
+static bool still_absent(Project *P, const char *path, uint64_t stamp)
+{
+    if (stamp && parent_stamp(P, path) == stamp)
+        return true;   /* its directory unchanged: no stat */
+    return probe_kind(P, path) == PATH_NONE;
+}
+
 static bool dep_current(Project *P, const char *line, size_t len)
 {
-    uint64_t want;
-    if (len < 20 || (line[0] != 'F' && line[0] != 'N') || line[1] != ' ' || line[18] != ' ' ||
-        !parse_hex16(line + 2, &want))
+    size_t at = line[0] == 'F' ? 36 : 19;   /* where the path starts */
+    uint64_t hash = 0, stamp;
+    if (len <= at || (line[0] != 'F' && line[0] != 'N') || line[1] != ' ' || line[at - 1] != ' ' ||
+        (line[0] == 'F' && (!parse_hex16(line + 2, &hash) || line[18] != ' ')) ||
+        !parse_hex16(line + at - 17, &stamp))
         return false;
     char local[512];   /* most paths: no allocation per line */
-    char *path = len - 19 < sizeof local ? local : malloc(len - 19 + 1);
+    char *path = len - at < sizeof local ? local : malloc(len - at + 1);
     if (!path)
         abort();
-    memcpy(path, line + 19, len - 19);
-    path[len - 19] = 0;
-    uint64_t now;
-    if (line[0] == 'F') {
-        now = current_file_hash(P, path);
-    } else if (want && parent_stamp(P, path) == want) {   /* its directory unchanged */
-        now = want;
-    } else {   /* still absent: a stat */
-        now = probe_kind(P, path) == PATH_NONE ? want : ~want;
-    }
+    memcpy(path, line + at, len - at);
+    path[len - at] = 0;
+    bool ok = line[0] == 'F' ? module_current(P, path, hash, stamp) : still_absent(P, path, stamp);
     if (path != local)
         free(path);
-    return now == want;
+    return ok;
+}
+
+/* The lines found current this run, by their hash: entries share most of
+ * their lines (the standard library's absent names, common modules), and
+ * each is checked once. A line's answer cannot change within a run: what it
+ * asks (a probe, a hash, a stamp) is asked once per run. */
+static bool line_known(const Project *P, uint64_t h)
+{
+    for (uint32_t i = (uint32_t)h & P->known_mask; P->known && P->known[i]; i = (i + 1) & P->known_mask)
+        if (P->known[i] == h)
+            return true;
+    return false;
+}
+
+static void line_remember(Project *P, uint64_t h)
+{
+    if ((P->nknown + 1) * 2 > (uint64_t)P->known_mask + 1 || !P->known) {
+        uint32_t cap = P->known ? (P->known_mask + 1) * 2 : 1024;
+        uint64_t *old = P->known, oldcap = P->known ? P->known_mask + 1 : 0;
+        if (!(P->known = calloc(cap, sizeof *P->known)))
+            abort();
+        P->known_mask = cap - 1;
+        P->nknown = 0;
+        for (uint64_t i = 0; i < oldcap; i++)
+            if (old[i])
+                line_remember(P, old[i]);
+        free(old);
+    }
+    uint32_t i = (uint32_t)h & P->known_mask;
+    while (P->known[i] && P->known[i] != h)
+        i = (i + 1) & P->known_mask;
+    P->nknown += !P->known[i];
+    P->known[i] = h;
 }
 
 bool project_deps_current(Project *P, const char *deps, size_t len)
@@ -1200,11 +1283,17 @@ bool project_deps_current(Project *P, const char *deps, size_t len)
     pthread_mutex_lock(&P->lock);
     for (const char *p = deps, *end = deps + len; ok && p < end;) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
-        if (!nl)
+        if (!nl) {
             ok = false;
-        else
+            break;
+        }
+        uint64_t h = XXH3_64bits(p, (size_t)(nl - p)) | 1;   /* 0 marks an empty slot */
+        if (!line_known(P, h)) {
             ok = dep_current(P, p, (size_t)(nl - p));
-        p = nl ? nl + 1 : end;
+            if (ok)
+                line_remember(P, h);
+        }
+        p = nl + 1;
     }
     pthread_mutex_unlock(&P->lock);
     return ok;
@@ -1319,6 +1408,7 @@ void project_free(Project *P)
         free(P->stamps[i].path);
     free(P->stamps);
     free(P->stamp_map.slots);
+    free(P->known);
     free(P->mod_map.slots);
     for (uint32_t i = 0; P->find_map.slots && i <= P->find_map.mask; i++)
         free((char *)P->find_map.slots[i].path);
