@@ -1120,28 +1120,64 @@ static void put_hex16(char *at, uint64_t v)
         at[i] = hex[v >> (60 - 4 * i) & 15];
 }
 
-/* A dependency line of a cache entry (formatted by hand: entries list
- * thousands of them, printf was most of their cost):
- *   "F HASH STAMP PATH\n"  a module: the hash of its bytes, its module_stamp
- *   "N STAMP PATH\n"       an absent path: its directory's dir_stamp
- * each HASH or STAMP 16 hex digits. */
-static void put_dep(Buf *out, char kind, uint64_t hash, uint64_t stamp, const char *path)
+/* The dependency lines of a cache entry, sorted by path, each path written
+ * as the length it shares with the previous line's and the rest (entries
+ * list thousands of them, mostly under the same few directories: front
+ * coding makes an entry about a third as long); formatted by hand, printf
+ * was most of their cost:
+ *   "F HASH STAMP SHARED REST\n"  a module: the hash of its bytes, its module_stamp
+ *   "N STAMP SHARED REST\n"       an absent path: its directory's dir_stamp
+ *   "n SHARED REST\n"             the same, with the previous N line's STAMP
+ * each HASH or STAMP 16 hex digits, SHARED decimal. */
+typedef struct Dep { const char *path; char kind; uint64_t hash, stamp; } Dep;
+
+static int dep_cmp(const void *a, const void *b)
 {
-    char head[36];
+    return strcmp(((const Dep *)a)->path, ((const Dep *)b)->path);
+}
+
+static size_t shared_prefix(const char *a, const char *b)
+{
     size_t n = 0;
-    head[n++] = kind;
-    head[n++] = ' ';
-    if (kind == 'F') {
-        put_hex16(head + n, hash);
-        n += 16;
-        head[n++] = ' ';
+    while (a[n] && a[n] == b[n])
+        n++;
+    return n;
+}
+
+static void put_deps(Buf *out, Dep *deps, uint32_t n)
+{
+    qsort(deps, n, sizeof *deps, dep_cmp);
+    const char *prev = "";
+    uint64_t absent_stamp = 0;
+    bool have_absent = false;
+    for (uint32_t i = 0; i < n; i++) {
+        const Dep *d = &deps[i];
+        char head[64];
+        size_t k = 0;
+        bool same = d->kind == 'N' && have_absent && d->stamp == absent_stamp;
+        head[k++] = same ? 'n' : d->kind;
+        head[k++] = ' ';
+        if (d->kind == 'F') {
+            put_hex16(head + k, d->hash);
+            k += 16;
+            head[k++] = ' ';
+        }
+        if (!same) {
+            put_hex16(head + k, d->stamp);
+            k += 16;
+            head[k++] = ' ';
+        }
+        size_t shared = shared_prefix(prev, d->path);
+        k += (size_t)snprintf(head + k, sizeof head - k, "%zu ", shared);
+        buf_put(out, head, k);
+        buf_puts(out, d->path + shared);
+        buf_putc(out, '\n');
+        if (d->kind == 'N') {
+            absent_stamp = d->stamp;
+            have_absent = true;
+        }
+        prev = d->path;
     }
-    put_hex16(head + n, stamp);
-    n += 16;
-    head[n++] = ' ';
-    buf_put(out, head, n);
-    buf_puts(out, path);
-    buf_putc(out, '\n');
 }
 
 void project_request_deps(const ProjectRequest *r, Buf *out)
@@ -1152,13 +1188,19 @@ void project_request_deps(const ProjectRequest *r, Buf *out)
     pthread_mutex_lock(&P->lock);
     IdVec all = {0};
     flatten(P, &r->reads, &all);
+    Dep *deps = malloc((all.n + 1) * sizeof *deps);
+    if (!deps)
+        abort();
     for (uint32_t i = 0; i < all.n; i++) {
         uint32_t id = all.v[i];
         if (id & ABSENT_BIT)
-            put_dep(out, 'N', 0, P->probes[id & ~ABSENT_BIT].dir_stamp, P->probes[id & ~ABSENT_BIT].path);
+            deps[i] = (Dep){P->probes[id & ~ABSENT_BIT].path, 'N', 0,
+                            P->probes[id & ~ABSENT_BIT].dir_stamp};
         else
-            put_dep(out, 'F', P->mods[id].hash, module_stamp(P, id), P->mods[id].path);
+            deps[i] = (Dep){P->mods[id].path, 'F', P->mods[id].hash, module_stamp(P, id)};
     }
+    put_deps(out, deps, all.n);
+    free(deps);
     free(all.v);
     pthread_mutex_unlock(&P->lock);
 }
@@ -1224,24 +1266,71 @@ static bool still_absent(Project *P, const char *path, uint64_t stamp)
     return probe_kind(P, path) == PATH_NONE;
 }
 
-static bool dep_current(Project *P, const char *line, size_t len)
+/* The reader of put_deps' lines: the previous line's path and stamp. The
+ * line as checked ("K" HASH STAMP PATH, binary) is kept in `line`, whose
+ * hash stands for it in project_deps_current's memory. */
+typedef struct DepReader {
+    Buf line;              /* kind, hash, stamp, then the path, NUL-terminated */
+    uint64_t absent_stamp;
+    bool have_absent;
+} DepReader;
+
+enum { DEP_HEAD = 1 + 2 * sizeof(uint64_t) };
+
+/* A decimal of at most 6 digits, then a space; the position after it. */
+static const char *parse_shared(const char *p, const char *end, size_t *v)
 {
-    size_t at = line[0] == 'F' ? 36 : 19;   /* where the path starts */
-    uint64_t hash = 0, stamp;
-    if (len <= at || (line[0] != 'F' && line[0] != 'N') || line[1] != ' ' || line[at - 1] != ' ' ||
-        (line[0] == 'F' && (!parse_hex16(line + 2, &hash) || line[18] != ' ')) ||
-        !parse_hex16(line + at - 17, &stamp))
+    *v = 0;
+    const char *start = p;
+    while (p < end && *p >= '0' && *p <= '9' && p - start < 6)
+        *v = *v * 10 + (size_t)(*p++ - '0');
+    return p > start && p < end && *p == ' ' ? p + 1 : NULL;
+}
+
+/* Parses one line (without its newline) into rd->line; false when it is
+ * not one put_deps wrote. */
+static bool dep_parse(DepReader *rd, const char *p, const char *end, char *kind, uint64_t *hash,
+                      uint64_t *stamp)
+{
+    if (end - p < 2 || p[1] != ' ' || (p[0] != 'F' && p[0] != 'N' && p[0] != 'n'))
         return false;
-    char local[512];   /* most paths: no allocation per line */
-    char *path = len - at < sizeof local ? local : malloc(len - at + 1);
-    if (!path)
-        abort();
-    memcpy(path, line + at, len - at);
-    path[len - at] = 0;
-    bool ok = line[0] == 'F' ? module_current(P, path, hash, stamp) : still_absent(P, path, stamp);
-    if (path != local)
-        free(path);
-    return ok;
+    bool inherits = p[0] == 'n';
+    *kind = inherits ? 'N' : p[0];
+    *hash = 0;
+    *stamp = rd->absent_stamp;
+    p += 2;
+    if (*kind == 'F') {
+        if (end - p < 17 || !parse_hex16(p, hash) || p[16] != ' ')
+            return false;
+        p += 17;
+    }
+    if (!inherits) {   /* F and N carry their stamp */
+        if (end - p < 17 || !parse_hex16(p, stamp) || p[16] != ' ')
+            return false;
+        p += 17;
+    } else if (!rd->have_absent) {
+        return false;
+    }
+    size_t shared;
+    if (!(p = parse_shared(p, end, &shared)) || shared > rd->line.n - DEP_HEAD - 1)
+        return false;
+    rd->line.n = DEP_HEAD + shared;
+    buf_put(&rd->line, p, (size_t)(end - p));
+    buf_putc(&rd->line, 0);
+    rd->line.v[0] = *kind;
+    memcpy(rd->line.v + 1, hash, sizeof *hash);
+    memcpy(rd->line.v + 1 + sizeof *hash, stamp, sizeof *stamp);
+    if (*kind == 'N') {
+        rd->absent_stamp = *stamp;
+        rd->have_absent = true;
+    }
+    return true;
+}
+
+/* Is the dependency still as it was? */
+static bool dep_current(Project *P, char kind, uint64_t hash, uint64_t stamp, const char *path)
+{
+    return kind == 'F' ? module_current(P, path, hash, stamp) : still_absent(P, path, stamp);
 }
 
 /* The lines found current this run, by their hash: entries share most of
@@ -1280,22 +1369,29 @@ static void line_remember(Project *P, uint64_t h)
 bool project_deps_current(Project *P, const char *deps, size_t len)
 {
     bool ok = true;
+    DepReader rd = {{0}, 0, false};
+    char zero[DEP_HEAD + 1] = {0};
+    buf_put(&rd.line, zero, sizeof zero);   /* the first line shares nothing */
     pthread_mutex_lock(&P->lock);
     for (const char *p = deps, *end = deps + len; ok && p < end;) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
-        if (!nl) {
+        char kind;
+        uint64_t hash, stamp;
+        if (!nl || !dep_parse(&rd, p, nl, &kind, &hash, &stamp)) {
             ok = false;
             break;
         }
-        uint64_t h = XXH3_64bits(p, (size_t)(nl - p)) | 1;   /* 0 marks an empty slot */
+        size_t n = rd.line.n - 1;   /* without the NUL */
+        uint64_t h = XXH3_64bits(rd.line.v, n) | 1;   /* 0 marks an empty slot */
         if (!line_known(P, h)) {
-            ok = dep_current(P, p, (size_t)(nl - p));
+            ok = dep_current(P, kind, hash, stamp, rd.line.v + DEP_HEAD);
             if (ok)
                 line_remember(P, h);
         }
         p = nl + 1;
     }
     pthread_mutex_unlock(&P->lock);
+    buf_free(&rd.line);
     return ok;
 }
 
