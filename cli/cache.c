@@ -758,10 +758,11 @@ static void list_pack(FILE *out, const char *name, const char *bytes, size_t siz
     const PackSlot *slots = (const PackSlot *)(bytes + sizeof h);
     for (uint32_t k = 0; k < h.count; k++) {
         const PackSlot *s = &slots[k];
-        bool sound = entry_read(bytes + s->offset, s->size, s->key, NULL);
+        CachedResult r;
+        bool sound = entry_read(bytes + s->offset, s->size, s->key, &r);
         fprintf(out, "  %.32s offset %llu size %llu born %u used %u%s\n", s->key,
                 (unsigned long long)s->offset, (unsigned long long)s->size, s->born, s->used,
-                sound ? "" : " damaged");
+                !sound ? " damaged" : r.stat_trusted ? " stamped" : "");
     }
 }
 

@@ -93,8 +93,8 @@ int64_t cache_now_ns(void);   /* CLOCK_REALTIME */
 void cache_store(Cache *c, const CacheKey *key, const CachedResult *r);
 /* pfc debug-cache: each pack of the directory, its generation and entries
  * (key, offset, size, the generations that wrote and last used it, and
- * whether it passes its checks); returns 0, or 2 if the directory cannot be
- * read. */
+ * whether it passes its checks, and "stamped" when its source's stat can
+ * stand for its bytes); returns 0, or 2 if the directory cannot be read. */
 int cache_list(const char *dir, FILE *out);
 
 #endif
