@@ -53,11 +53,10 @@ typedef struct FileResult {
     uint32_t counts[3];     /* findings by Severity */
     CodeCount stats[MAX_STAT_CODES];   /* for --statistics */
     uint32_t nstats;
-    CachedResult *cached;   /* a cache hit: stats point into it */
+    struct CachedHit *cached;   /* a cache hit: stats point into it */
     uint32_t fixed;         /* fixes written (or, with --diff, that would be) */
     Buf fix_log;            /* per fix: "path: fixed CODE", and failures */
     Buf diff;               /* --diff output */
-    Buf deps;               /* the project modules its facts read, for the cache */
     bool write_failed;      /* --fix could not write: an E902 in the output */
     Notebook *notebook;     /* a .ipynb: the source linted is its code cells joined */
     bool broken;            /* not a notebook at all: an E902, and exit 2 */
@@ -89,6 +88,7 @@ typedef struct LintRun {
     Cache *cache;             /* NULL: --no-cache, --fix, --diff, or not writable */
     Progress *progress;       /* NULL off a terminal */
     Arena *arenas;            /* per worker, reset between its files */
+    Buf *deps;                /* per worker: what a file's facts read, until it is stored */
 } LintRun;
 
 /* The SARIF rule table: every code pfc reports (cli/codes.h). */
@@ -521,11 +521,42 @@ static void sort_findings(FindingVec *v)
 
 static const char CACHE_DIR[] = ".pfc_cache";
 
-/* A hit's output and deps are views into the cache, valid until cache_close
- * (after the output is printed); the CachedResult itself is the file's. */
-static void cached_free(CachedResult *c)
+/* What a hit keeps until its output is printed: the output is a view into
+ * the cache, valid until cache_close (after printing); the codes and names
+ * its stats point at are copied here. Only as large as its stats: a
+ * CachedResult per file (2 KB, most of it empty stats) was a quarter of a
+ * warm run. */
+typedef struct CachedHit {
+    const char *out;
+    size_t out_len;
+    char names[];   /* code NUL name NUL, per stat */
+} CachedHit;
+
+static void cached_free(CachedHit *c)
 {
     free(c);
+}
+
+static CachedHit *keep_hit(const CachedResult *c, FileResult *r)
+{
+    size_t n = 0;
+    for (uint32_t i = 0; i < r->nstats; i++)
+        n += strlen(c->stats[i].code) + strlen(c->stats[i].name) + 2;
+    CachedHit *h = malloc(sizeof *h + n);
+    if (!h)
+        abort();
+    h->out = c->out;
+    h->out_len = c->out_len;
+    char *p = h->names;
+    for (uint32_t i = 0; i < r->nstats; i++) {
+        const char *code = p;
+        p = stpcpy(p, c->stats[i].code) + 1;
+        const char *name = p;
+        p = stpcpy(p, c->stats[i].name) + 1;
+        r->stats[i] = (CodeCount){code, name, c->stats[i].n, c->stats[i].safe_fixes,
+                                  c->stats[i].unsafe_fixes};
+    }
+    return h;
 }
 
 /* A hit also needs every project module the entry's facts read unchanged:
@@ -534,25 +565,18 @@ static void cached_free(CachedResult *c)
 static bool replay_cached(Cache *cache, Project *project, FileResult *r, const CacheKey *key,
                           uint64_t source, const CacheStat *now)
 {
-    CachedResult *c = malloc(sizeof *c);
-    if (!c || !(key ? cache_load(cache, key, now, c) : cache_load_stat(cache, source, now, c))) {
-        free(c);
+    CachedResult c;
+    if (!(key ? cache_load(cache, key, now, &c) : cache_load_stat(cache, source, now, &c)))
         return false;
-    }
-    if (c->deps_len && !project_deps_current(project, c->deps, c->deps_len)) {
-        cached_free(c);
+    if (c.deps_len && !project_deps_current(project, c.deps, c.deps_len))
         return false;
-    }
-    memcpy(r->counts, c->counts, sizeof r->counts);
-    r->nstats = c->nstats < MAX_STAT_CODES ? c->nstats : MAX_STAT_CODES;
-    for (uint32_t i = 0; i < r->nstats; i++)
-        r->stats[i] = (CodeCount){c->stats[i].code, c->stats[i].name, c->stats[i].n,
-                                  c->stats[i].safe_fixes, c->stats[i].unsafe_fixes};
-    r->cached = c;
+    memcpy(r->counts, c.counts, sizeof r->counts);
+    r->nstats = c.nstats < MAX_STAT_CODES ? c.nstats : MAX_STAT_CODES;
+    r->cached = keep_hit(&c, r);
     return true;
 }
 
-static void store_cached(Cache *cache, const FileResult *r, const CacheKey *key,
+static void store_cached(Cache *cache, const FileResult *r, const Buf *deps, const CacheKey *key,
                          const CacheStat *stat)
 {
     CachedResult *c = calloc(1, sizeof *c);
@@ -569,8 +593,8 @@ static void store_cached(Cache *cache, const FileResult *r, const CacheKey *key,
     }
     c->out = r->out.v;   /* copied by cache_store */
     c->out_len = r->out.n;
-    c->deps = r->deps.v;
-    c->deps_len = r->deps.n;
+    c->deps = deps->v;
+    c->deps_len = deps->n;
     if (stat)
         c->stat = *stat;
     cache_store(cache, key, c);
@@ -963,14 +987,16 @@ static void lint_one(size_t i, int worker, void *ctx)
                                 failure, sizeof failure);
     }
     Arena *arena = &run->arenas[worker];
+    Buf *deps = run->cache ? &run->deps[worker] : NULL;   /* copied into the entry when stored */
+    if (deps)
+        deps->n = 0;
     Syntax s;
     FindingVec shown;
     /* the file as it is on disk: fixed only if the fixes were written */
     if (fixing && !written)
-        analyse(o, cfg, path, original, original_len, arena, &s, &shown,
-                run->cache ? &r->deps : NULL);
+        analyse(o, cfg, path, original, original_len, arena, &s, &shown, deps);
     else
-        analyse(o, cfg, path, src, len, arena, &s, &shown, run->cache ? &r->deps : NULL);
+        analyse(o, cfg, path, src, len, arena, &s, &shown, deps);
     for (uint32_t k = 0; r->notebook && k < shown.n; k++)
         if (shown.v[k].code[0] == 'E')
             shown.v[k].message = notebook_cell_message(r->notebook, &s, shown.v[k].message);
@@ -986,7 +1012,7 @@ static void lint_one(size_t i, int worker, void *ctx)
     if (failure[0])
         report_write_failure(r, &o->style, path, failure);
     if (run->cache)
-        store_cached(run->cache, r, &key, stated ? &now : NULL);
+        store_cached(run->cache, r, deps, &key, stated ? &now : NULL);
     arena_reset(arena);
     notebook_free(r->notebook);
     r->notebook = NULL;
@@ -1294,7 +1320,7 @@ static int lint_stdin(LintOptions *o, ConfigCache *configs)
         fwrite(src, 1, len, stdout);
     buf_write(&out, o->fix ? stderr : stdout);
     if (!o->fix) {   /* stdout holds the fixed source with --fix: nothing else */
-        LintRun run = {o, {.n = 1}, &r, NULL, 0, NULL, NULL, NULL};
+        LintRun run = {o, {.n = 1}, &r, NULL, 0, NULL, NULL, NULL, NULL};
         print_summary(o, &run, shown.n, shown.n > 0);
     }
     fwrite(r.fix_log.v ? r.fix_log.v : "", 1, r.fix_log.n, stderr);
@@ -1375,7 +1401,7 @@ static int print_run(LintOptions *o, LintRun *run)
 
 static int lint_paths(LintOptions *o, ConfigCache *configs, char **paths, int npaths)
 {
-    LintRun run = {o, {0}, NULL, NULL, 0, NULL, NULL, NULL};
+    LintRun run = {o, {0}, NULL, NULL, 0, NULL, NULL, NULL, NULL};
     int64_t walked_ns = cache_now_ns();   /* before the walk's stats */
     walk_paths(&run.files, paths, npaths, WALK_NOTEBOOKS);
     int status = resolve_configs(&run, configs, paths, npaths, o);
@@ -1399,21 +1425,24 @@ static int lint_paths(LintOptions *o, ConfigCache *configs, char **paths, int np
     if (o->fix && !o->diff)
         safe_remove_stale_temps(run.files.v, run.files.n);
     run.arenas = calloc((size_t)o->jobs, sizeof *run.arenas);   /* zeroed: empty arenas */
-    if (!run.arenas)
+    run.deps = calloc((size_t)o->jobs, sizeof *run.deps);
+    if (!run.arenas || !run.deps)
         abort();
     run.progress = o->quiet ? NULL : progress_start(run.files.n);
     parallel_for_workers(run.files.n, o->jobs, lint_one_counted, &run);
     progress_stop(run.progress);
     for (int w = 0; w < o->jobs; w++)
         arena_free(&run.arenas[w]);
+    for (int w = 0; w < o->jobs; w++)
+        buf_free(&run.deps[w]);
     free(run.arenas);
+    free(run.deps);
     project_free(o->project);
     o->project = NULL;
     status = print_run(o, &run);
     cache_close(run.cache);   /* after printing: the hits' output lies in the cache */
     for (size_t i = 0; i < run.files.n; i++) {
         cached_free(run.results[i].cached);
-        buf_free(&run.results[i].deps);
     }
     free(run.results);
     free(run.configs);
