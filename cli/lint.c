@@ -51,8 +51,8 @@ typedef struct CodeCount { const char *code, *name; uint32_t n, safe, unsafe; } 
 typedef struct FileResult {
     Buf out;
     uint32_t counts[3];     /* findings by Severity */
-    CodeCount stats[MAX_STAT_CODES];   /* for --statistics */
-    uint32_t nstats;
+    CodeCount *stats;       /* for --statistics: up to MAX_STAT_CODES, grown as met */
+    uint32_t nstats, capstats;
     struct CachedHit *cached;   /* a cache hit: stats point into it */
     uint32_t fixed;         /* fixes written (or, with --diff, that would be) */
     Buf fix_log;            /* per fix: "path: fixed CODE", and failures */
@@ -62,6 +62,19 @@ typedef struct FileResult {
     bool broken;            /* not a notebook at all: an E902, and exit 2 */
 } FileResult;
 
+/* Room for n stats (most files have none: a fixed array per file was 1 KB
+ * of a warm run's memory per file). */
+static void stats_reserve(FileResult *r, uint32_t n)
+{
+    if (n <= r->capstats)
+        return;
+    r->capstats = r->capstats ? 2 * r->capstats : 4;
+    if (r->capstats < n)
+        r->capstats = n;
+    if (!(r->stats = realloc(r->stats, r->capstats * sizeof *r->stats)))
+        abort();
+}
+
 static void count_code(FileResult *r, const Finding *f)
 {
     uint32_t i = 0;
@@ -70,6 +83,7 @@ static void count_code(FileResult *r, const Finding *f)
     if (i == r->nstats) {
         if (r->nstats == MAX_STAT_CODES)
             return;
+        stats_reserve(r, r->nstats + 1);
         r->stats[r->nstats++] = (CodeCount){f->code, f->name, 0, 0, 0};
     }
     r->stats[i].n++;
@@ -572,6 +586,7 @@ static bool replay_cached(Cache *cache, Project *project, FileResult *r, const C
         return false;
     memcpy(r->counts, c.counts, sizeof r->counts);
     r->nstats = c.nstats < MAX_STAT_CODES ? c.nstats : MAX_STAT_CODES;
+    stats_reserve(r, r->nstats);
     r->cached = keep_hit(&c, r);
     return true;
 }
@@ -1268,6 +1283,7 @@ static int diff_stdin(LintOptions *o, const Config *cfg, const char *name, char 
     buf_free(&diff);
     buf_free(&applied);
     buf_free(&r.fix_log);
+    free(r.stats);
     project_free(o->project);
     free(original);
     free(src);
@@ -1327,6 +1343,7 @@ static int lint_stdin(LintOptions *o, ConfigCache *configs)
     buf_free(&out);
     buf_free(&applied);
     buf_free(&r.fix_log);
+    free(r.stats);
     arena_free(&arena);
     project_free(o->project);
     free(src);
@@ -1443,6 +1460,7 @@ static int lint_paths(LintOptions *o, ConfigCache *configs, char **paths, int np
     cache_close(run.cache);   /* after printing: the hits' output lies in the cache */
     for (size_t i = 0; i < run.files.n; i++) {
         cached_free(run.results[i].cached);
+        free(run.results[i].stats);
     }
     free(run.results);
     free(run.configs);
