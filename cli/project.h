@@ -9,9 +9,11 @@
  * imports are summarised first, up to a depth and count bound, an import
  * cycle cut where it closes. Thread-safe: one lock around the per-run tables.
  *
- * What a file's facts read (modules, with the hash of their bytes, and the
- * directories looked in, with the hash of their listing) goes into its cache
- * entry; a later run replays the entry only if all of them are unchanged. */
+ * What a file's facts read (modules, with the hash of their bytes and their
+ * stat stamp; paths found absent, with their directory's stamp) goes into its
+ * cache entry; a later run replays the entry only if all of them are
+ * unchanged, which a stamp that did not move shows without a read or a stat
+ * of each absent path (cli/project.c, "directory stamps"). */
 #ifndef PFC_CLI_PROJECT_H
 #define PFC_CLI_PROJECT_H
 #include "../base/buf.h"
@@ -37,7 +39,8 @@ IrProjectHook project_hook(ProjectRequest *r);
  * answer read goes into the request's deps, so that a module that starts to
  * import torch re-lints the file. */
 bool project_request_relevant(ProjectRequest *r, const char *src, uint32_t len);
-/* What the facts read, as cache-entry text ("F|D <hash> <path>" lines). */
+/* What the facts read, as cache-entry text (sorted, front-coded lines:
+ * project.c's put_deps). */
 void project_request_deps(const ProjectRequest *r, Buf *out);
 void project_request_free(ProjectRequest *r);   /* NULL is fine */
 
