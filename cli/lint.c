@@ -1437,8 +1437,11 @@ static int lint_paths(LintOptions *o, ConfigCache *configs, char **paths, int np
     run.settings = settings_hash(o);
     if (!o->no_cache && !o->fix && !o->diff && run.files.n)
         run.cache = cache_open(CACHE_DIR);
-    if (run.cache)
+    if (run.cache) {
         cache_stats_since(run.cache, walked_ns);
+        project_known_stats(o->project, run.files.v, run.files.st, run.files.stated, run.files.n,
+                            walked_ns);
+    }
     if (o->fix && !o->diff)
         safe_remove_stale_temps(run.files.v, run.files.n);
     run.arenas = calloc((size_t)o->jobs, sizeof *run.arenas);   /* zeroed: empty arenas */

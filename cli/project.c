@@ -146,6 +146,8 @@ struct Project {
     uint32_t nstamps, capstamps;
     int64_t start_ns;    /* CLOCK_REALTIME at project_new: what is racy */
     uint64_t *known;     /* project_deps_current's lines found current (hashes) */
+    PathMap known_stat_map;              /* project_known_stats: path -> known_stats[id] */
+    const struct stat *known_stats;
     uint32_t known_mask, nknown;
     /* find_module's answers: "dir\ntext" -> index into finds */
     PathMap find_map;
@@ -293,7 +295,9 @@ static uint64_t module_stamp(Project *P, uint32_t m)
         return M->stamp;
     struct stat st;
     M->stamped = true;
-    M->stamp = stat(M->path, &st) == 0 && S_ISREG(st.st_mode) ? stamp_of(P, M->path, &st) : 0;
+    int64_t known = map_get(&P->known_stat_map, M->path);
+    const struct stat *s = known >= 0 ? &P->known_stats[known] : stat(M->path, &st) == 0 ? &st : NULL;
+    M->stamp = s && S_ISREG(s->st_mode) ? stamp_of(P, M->path, s) : 0;
     return M->stamp;
 }
 
@@ -1422,6 +1426,19 @@ static void line_remember(Project *P, uint64_t h)
     P->known[i] = h;
 }
 
+void project_known_stats(Project *P, char *const *paths, const struct stat *st, const bool *stated,
+                         size_t n, int64_t since_ns)
+{
+    pthread_mutex_lock(&P->lock);
+    P->known_stats = st;
+    for (size_t i = 0; i < n; i++)
+        if (stated[i] && map_get(&P->known_stat_map, paths[i]) < 0)
+            map_put(&P->known_stat_map, paths[i], (uint32_t)i);
+    if (since_ns < P->start_ns)
+        P->start_ns = since_ns;   /* a stamp is racy from the earliest stat on */
+    pthread_mutex_unlock(&P->lock);
+}
+
 bool project_deps_current(Project *P, const char *deps, size_t len)
 {
     bool ok = true;
@@ -1561,6 +1578,7 @@ void project_free(Project *P)
     free(P->stamps);
     free(P->stamp_map.slots);
     free(P->known);
+    free(P->known_stat_map.slots);
     free(P->mod_map.slots);
     for (uint32_t i = 0; P->find_map.slots && i <= P->find_map.mask; i++)
         free((char *)P->find_map.slots[i].path);

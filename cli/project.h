@@ -20,6 +20,8 @@
 #include "../ir/project.h"
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
 
 typedef struct Project Project;
 typedef struct ProjectRequest ProjectRequest;
@@ -49,6 +51,13 @@ void project_request_free(ProjectRequest *r);   /* NULL is fine */
  * directory, then the package root); NULL when the project has none. The
  * caller frees it. */
 char *project_module_file(Project *p, const char *importer, const char *dotted);
+
+/* What stat() said of n paths (stated[i]: st[i] holds it), all taken at or
+ * after since_ns (CLOCK_REALTIME): a module at one of these paths (as
+ * written) is stamped from it, not stat'ed again. The arrays and strings
+ * must outlive the project. */
+void project_known_stats(Project *p, char *const *paths, const struct stat *st, const bool *stated,
+                         size_t n, int64_t since_ns);
 
 /* Are the modules and directories a cache entry lists still as they were? */
 bool project_deps_current(Project *p, const char *deps, size_t len);
