@@ -84,6 +84,7 @@ typedef struct Shard {
     uint32_t mask;
     Stored *stored;
     size_t nstored, capstored;
+    size_t nfresh;            /* stored that are not restamps: only these make a rewrite */
 } Shard;
 
 struct Cache {
@@ -412,6 +413,8 @@ static bool entry_read(const char *bytes, size_t size, const char *key, CachedRe
     return true;
 }
 
+static void store_entry(Cache *c, const CacheKey *key, const CachedResult *r, bool fresh);
+
 bool cache_load(Cache *c, const CacheKey *key, const CacheStat *now, CachedResult *r)
 {
     Shard *s = shard_for(c, key->source);
@@ -424,7 +427,7 @@ bool cache_load(Cache *c, const CacheKey *key, const CacheStat *now, CachedResul
     if (hit && now && !(r->stat_trusted && same_stat(&r->stat, now)) && cache_stat_trusted(c, now)) {
         CachedResult again = *r;   /* the views stay valid: the pack is kept until close */
         again.stat = *now;
-        cache_store(c, key, &again);
+        store_entry(c, key, &again, false);
     }
     return hit;
 }
@@ -475,7 +478,11 @@ static char *entry_bytes(const char *key, const CachedResult *r, bool trusted, s
     return b;
 }
 
-void cache_store(Cache *c, const CacheKey *key, const CachedResult *r)
+/* fresh: a new result, which rewrites the pack; else a restamp (the same
+ * result with a newer stamp), kept only if the pack is rewritten anyway: a
+ * run whose every file hit leaves the cache as it was (a pre-commit hook
+ * with the cache in the repository sees no file change). */
+static void store_entry(Cache *c, const CacheKey *key, const CachedResult *r, bool fresh)
 {
     if (atomic_load(&c->disabled) || r->nstats > CACHE_MAX_STATS || r->out_len > MAX_OUT ||
         r->deps_len > MAX_OUT)
@@ -495,7 +502,13 @@ void cache_store(Cache *c, const CacheKey *key, const CachedResult *r)
             abort();
     }
     s->stored[s->nstored++] = e;
+    s->nfresh += fresh;
     pthread_mutex_unlock(&s->lock);
+}
+
+void cache_store(Cache *c, const CacheKey *key, const CachedResult *r)
+{
+    store_entry(c, key, r, true);
 }
 
 /* ---- rewriting a pack ------------------------------------------------------------------ */
@@ -735,7 +748,7 @@ void cache_close(Cache *c)
         return;
     for (unsigned i = 0; i < CACHE_SHARDS; i++) {
         Shard *s = &c->shards[i];
-        if (s->nstored && !atomic_load(&c->disabled))
+        if (s->nfresh && !atomic_load(&c->disabled))
             shard_write(c, s, i);
         shard_free(s);
     }

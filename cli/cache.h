@@ -74,8 +74,9 @@ Cache *cache_open(const char *dir);
 void cache_close(Cache *c);
 /* The entry for exactly these bytes. With `now` (the stat taken before the
  * bytes were read), a hit whose stored stamp differs or was not trusted is
- * stored again with `now` when that one can be trusted: the next run needs
- * no read (a touched but unchanged file). */
+ * stored again with `now` when that one can be trusted, if its pack is
+ * rewritten for a new entry anyway: a later run needs no read (a touched but
+ * unchanged file), and a run of hits alone writes nothing. */
 bool cache_load(Cache *c, const CacheKey *key, const CacheStat *now, CachedResult *r);
 /* The entry for the path (settings, path: `source`) if it was stored with a
  * trusted stamp equal to `now`: the file's bytes are not needed. */

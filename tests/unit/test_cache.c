@@ -471,25 +471,43 @@ static void test_racy_stamp_not_trusted(void **state)
 }
 
 /* A touched but unchanged file hits by its bytes, and the hit stores the
- * new stamp: the next run needs no read. A racy new stamp is not stored. */
+ * new stamp when its pack is rewritten for a new entry anyway: the next run
+ * needs no read. A run of hits alone leaves the pack as it was (byte for
+ * byte), and a racy new stamp is never stored. */
 static void test_touched_file_restamped(void **state)
 {
     (void)state;
-    Sample s[1];
-    samples_in_one_pack(s, 1, OUTS);
+    Sample s[2];
+    samples_in_one_pack(s, 2, OUTS);
     CacheStat before = stat_aged(120), touched = stat_aged(60), racy = stat_aged(1);
     store_stamped(&s[0], &before);
+    char path[96];
+    pack_path(path, sizeof path, shard_of(&s[0].key));
+    size_t n0, n1;
+    char *pack0 = slurp(path, &n0);
     Cache *c = cache_open(dir);
     CachedResult r;
+    assert_true(cache_load(c, &s[0].key, &touched, &r));   /* hits only: no rewrite */
+    cache_close(c);
+    char *pack1 = slurp(path, &n1);
+    assert_int_equal(n0, n1);
+    assert_memory_equal(pack0, pack1, n0);
+    assert_true(hit_by_stat(&s[0], &before));
+    c = cache_open(dir);
     assert_true(cache_load(c, &s[0].key, &racy, &r));
+    CachedResult other = result_of(&s[1], 1);
+    cache_store(c, &s[1].key, &other);   /* the pack is rewritten */
     cache_close(c);
     assert_false(hit_by_stat(&s[0], &racy));
     assert_true(hit_by_stat(&s[0], &before));   /* the racy stamp did not replace it */
     c = cache_open(dir);
     assert_true(cache_load(c, &s[0].key, &touched, &r));
+    cache_store(c, &s[1].key, &other);
     cache_close(c);
     assert_true(hit_by_stat(&s[0], &touched));
     assert_false(hit_by_stat(&s[0], &before));
+    free(pack0);
+    free(pack1);
 }
 
 int main(void)
