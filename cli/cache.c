@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -49,6 +50,9 @@ typedef struct EntryHead {
     uint32_t nstats;
     uint64_t out_len;
     uint64_t deps_len;
+    CacheStat stat;           /* of the source before it was read */
+    uint32_t stat_trusted;    /* 1: stat may stand for the bytes (older than the run) */
+    uint32_t unused;
 } EntryHead;
 
 typedef struct EntryStat { char code[8]; char name[48]; uint32_t n, safe_fixes, unsafe_fixes; } EntryStat;
@@ -56,8 +60,8 @@ _Static_assert(sizeof(EntryStat) == sizeof(((CachedResult *)0)->stats[0]),
                "stats are copied as they are");
 
 static const char PACK_MAGIC[8] = "pfc-pack";
-static const char ENTRY_MAGIC[8] = "pfc-c\0\0\x04";
-enum { BYTE_ORDER_MARK = 0x01020304, PACK_FORMAT = 1 };
+static const char ENTRY_MAGIC[8] = "pfc-c\0\0\x05";
+enum { BYTE_ORDER_MARK = 0x01020304, PACK_FORMAT = 2 };
 enum { MAX_COUNT = 1u << 24, MAX_OUT = 64u << 20 };
 #define MAX_PACK ((size_t)1 << 31)   /* a larger file is not one pfc wrote */
 
@@ -76,9 +80,11 @@ typedef struct Shard {
     uint32_t nslots;
     uint8_t *state;           /* per slot: SLOT_* */
     uint32_t *table;          /* open addressing: slot index + 1, 0 empty */
+    uint32_t *by_source;      /* the same, by PackSlot.source (the first slot of each) */
     uint32_t mask;
     Stored *stored;
     size_t nstored, capstored;
+    size_t nfresh;            /* stored that are not restamps: only these make a rewrite */
 } Shard;
 
 struct Cache {
@@ -86,15 +92,58 @@ struct Cache {
     char *path;               /* for the notice */
     atomic_bool disabled;     /* a write failed: stop trying */
     atomic_bool warned;
+    int64_t start_ns;         /* CLOCK_REALTIME at cache_open or cache_stats_since: what is racy */
     Shard shards[CACHE_SHARDS];
 };
 
+uint64_t cache_source(uint64_t settings, const char *path)
+{
+    return XXH3_64bits_withSeed(path, strlen(path), settings);
+}
+
 void cache_key(CacheKey *key, uint64_t settings, const char *path, const char *src, uint32_t len)
 {
-    key->source = XXH3_64bits_withSeed(path, strlen(path), settings);
+    key->source = cache_source(settings, path);
     XXH128_hash_t h = XXH3_128bits_withSeed(src, len, key->source);
     snprintf(key->hex, sizeof key->hex, "%016llx%016llx", (unsigned long long)h.high64,
              (unsigned long long)h.low64);
+}
+
+void cache_stat_of(const struct stat *st, CacheStat *out)
+{
+    *out = (CacheStat){(uint64_t)st->st_dev, (uint64_t)st->st_ino, (uint64_t)st->st_size,
+                       (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec,
+                       (int64_t)st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec};
+}
+
+static bool stat_known(const CacheStat *st)
+{
+    return st->dev || st->ino || st->size || st->mtime_ns || st->ctime_ns;
+}
+
+int64_t cache_now_ns(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+}
+
+void cache_stats_since(Cache *c, int64_t ns)
+{
+    if (ns < c->start_ns)
+        c->start_ns = ns;
+}
+
+bool cache_stat_trusted(const Cache *c, const CacheStat *st)
+{
+    return stat_known(st) && st->mtime_ns < c->start_ns - CACHE_RACY_NS &&
+           st->ctime_ns < c->start_ns - CACHE_RACY_NS;
+}
+
+static bool same_stat(const CacheStat *a, const CacheStat *b)
+{
+    return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
+           a->mtime_ns == b->mtime_ns && a->ctime_ns == b->ctime_ns;
 }
 
 static void disable(Cache *c, const char *what, int err)
@@ -127,6 +176,7 @@ Cache *cache_open(const char *dir)
         free(c);
         return NULL;
     }
+    c->start_ns = cache_now_ns();
     for (int i = 0; i < CACHE_SHARDS; i++)
         pthread_mutex_init(&c->shards[i].lock, NULL);
     return c;
@@ -222,22 +272,50 @@ static int64_t shard_find(const Shard *s, const char *key)
     }
 }
 
-/* The hash table over the index; a key listed twice keeps its first slot. */
+static uint32_t source_slot(uint64_t source, uint32_t mask)
+{
+    return (uint32_t)XXH3_64bits(&source, sizeof source) & mask;
+}
+
+/* The first slot for source, or -1. */
+static int64_t shard_find_source(const Shard *s, uint64_t source)
+{
+    if (!s->by_source)
+        return -1;
+    for (uint32_t i = source_slot(source, s->mask);; i = (i + 1) & s->mask) {
+        uint32_t at = s->by_source[i];
+        if (!at)
+            return -1;
+        if (s->slots[at - 1].source == source)
+            return at - 1;
+    }
+}
+
+/* The hash tables over the index; a key (or a source) listed twice keeps
+ * its first slot. */
 static void shard_index(Shard *s)
 {
     uint32_t cap = 16;
     while (cap < 2 * (uint64_t)s->nslots)
         cap *= 2;
     s->mask = cap - 1;
-    if (!(s->table = calloc(cap, sizeof *s->table)) || !(s->state = calloc(s->nslots + 1, 1)))
+    if (!(s->table = calloc(cap, sizeof *s->table)) ||
+        !(s->by_source = calloc(cap, sizeof *s->by_source)) || !(s->state = calloc(s->nslots + 1, 1)))
         abort();
-    for (uint32_t k = 0; k < s->nslots; k++)
+    for (uint32_t k = 0; k < s->nslots; k++) {
         if (shard_find(s, s->slots[k].key) < 0) {
             uint32_t i = key_slot(s->slots[k].key, s->mask);
             while (s->table[i])
                 i = (i + 1) & s->mask;
             s->table[i] = k + 1;
         }
+        if (shard_find_source(s, s->slots[k].source) < 0) {
+            uint32_t i = source_slot(s->slots[k].source, s->mask);
+            while (s->by_source[i])
+                i = (i + 1) & s->mask;
+            s->by_source[i] = k + 1;
+        }
+    }
 }
 
 /* Reads pack i the first time it is needed (its lock held). A pack that is
@@ -264,9 +342,9 @@ static void shard_load(Cache *c, Shard *s, unsigned i)
     shard_index(s);
 }
 
-static Shard *shard_for(Cache *c, const CacheKey *key)
+static Shard *shard_for(Cache *c, uint64_t source)
 {
-    unsigned i = (unsigned)(key->source % CACHE_SHARDS);
+    unsigned i = (unsigned)(source % CACHE_SHARDS);
     Shard *s = &c->shards[i];
     pthread_mutex_lock(&s->lock);
     if (!s->loaded)
@@ -292,7 +370,7 @@ static bool head_sane(const EntryHead *h, const char *key, size_t size)
 {
     if (memcmp(h->magic, ENTRY_MAGIC, sizeof ENTRY_MAGIC) != 0 ||
         memcmp(h->key, key, CACHE_KEY_LEN) != 0 || h->nstats > CACHE_MAX_STATS ||
-        h->out_len > MAX_OUT || h->deps_len > MAX_OUT)
+        h->out_len > MAX_OUT || h->deps_len > MAX_OUT || h->stat_trusted > 1 || h->unused)
         return false;
     for (int i = 0; i < 3; i++)
         if (h->counts[i] > MAX_COUNT)
@@ -327,19 +405,40 @@ static bool entry_read(const char *bytes, size_t size, const char *key, CachedRe
         return false;
     if (r) {
         *r = (CachedResult){.nstats = h.nstats, .out = out, .out_len = h.out_len,
-                            .deps = out + h.out_len, .deps_len = h.deps_len};
+                            .deps = out + h.out_len, .deps_len = h.deps_len, .stat = h.stat,
+                            .stat_trusted = h.stat_trusted};
         memcpy(r->counts, h.counts, sizeof r->counts);
         memcpy(r->stats, st, h.nstats * sizeof *st);
     }
     return true;
 }
 
-bool cache_load(Cache *c, const CacheKey *key, CachedResult *r)
+static void store_entry(Cache *c, const CacheKey *key, const CachedResult *r, bool fresh);
+
+bool cache_load(Cache *c, const CacheKey *key, const CacheStat *now, CachedResult *r)
 {
-    Shard *s = shard_for(c, key);
+    Shard *s = shard_for(c, key->source);
     int64_t k = shard_find(s, key->hex);
     bool hit = k >= 0 && s->slots[k].source == key->source &&
                entry_read(s->pack + s->slots[k].offset, s->slots[k].size, key->hex, r);
+    if (hit)
+        s->state[k] = SLOT_HIT;
+    pthread_mutex_unlock(&s->lock);
+    if (hit && now && !(r->stat_trusted && same_stat(&r->stat, now)) && cache_stat_trusted(c, now)) {
+        CachedResult again = *r;   /* the views stay valid: the pack is kept until close */
+        again.stat = *now;
+        store_entry(c, key, &again, false);
+    }
+    return hit;
+}
+
+bool cache_load_stat(Cache *c, uint64_t source, const CacheStat *now, CachedResult *r)
+{
+    Shard *s = shard_for(c, source);
+    int64_t k = shard_find_source(s, source);
+    bool hit = k >= 0 && shard_find(s, s->slots[k].key) == k &&
+               entry_read(s->pack + s->slots[k].offset, s->slots[k].size, s->slots[k].key, r) &&
+               r->stat_trusted && same_stat(&r->stat, now);
     if (hit)
         s->state[k] = SLOT_HIT;
     pthread_mutex_unlock(&s->lock);
@@ -348,7 +447,7 @@ bool cache_load(Cache *c, const CacheKey *key, CachedResult *r)
 
 /* ---- storing --------------------------------------------------------------------------- */
 
-static char *entry_bytes(const char *key, const CachedResult *r, size_t *size)
+static char *entry_bytes(const char *key, const CachedResult *r, bool trusted, size_t *size)
 {
     EntryHead h;
     memset(&h, 0, sizeof h);
@@ -358,6 +457,8 @@ static char *entry_bytes(const char *key, const CachedResult *r, size_t *size)
     h.nstats = r->nstats;
     h.out_len = r->out_len;
     h.deps_len = r->deps_len;
+    h.stat = r->stat;
+    h.stat_trusted = trusted;
     EntryStat stats[CACHE_MAX_STATS];
     memset(stats, 0, sizeof stats);
     memcpy(stats, r->stats, r->nstats * sizeof *stats);
@@ -377,7 +478,11 @@ static char *entry_bytes(const char *key, const CachedResult *r, size_t *size)
     return b;
 }
 
-void cache_store(Cache *c, const CacheKey *key, const CachedResult *r)
+/* fresh: a new result, which rewrites the pack; else a restamp (the same
+ * result with a newer stamp), kept only if the pack is rewritten anyway: a
+ * run whose every file hit leaves the cache as it was (a pre-commit hook
+ * with the cache in the repository sees no file change). */
+static void store_entry(Cache *c, const CacheKey *key, const CachedResult *r, bool fresh)
 {
     if (atomic_load(&c->disabled) || r->nstats > CACHE_MAX_STATS || r->out_len > MAX_OUT ||
         r->deps_len > MAX_OUT)
@@ -385,9 +490,9 @@ void cache_store(Cache *c, const CacheKey *key, const CachedResult *r)
     Stored e = {{.source = key->source}, NULL};
     memcpy(e.slot.key, key->hex, CACHE_KEY_LEN);
     size_t size;
-    e.bytes = entry_bytes(key->hex, r, &size);   /* outside the lock */
+    e.bytes = entry_bytes(key->hex, r, cache_stat_trusted(c, &r->stat), &size);   /* outside the lock */
     e.slot.size = size;
-    Shard *s = shard_for(c, key);
+    Shard *s = shard_for(c, key->source);
     int64_t k = shard_find(s, key->hex);
     if (k >= 0)
         s->state[k] = SLOT_REPLACED;
@@ -397,7 +502,13 @@ void cache_store(Cache *c, const CacheKey *key, const CachedResult *r)
             abort();
     }
     s->stored[s->nstored++] = e;
+    s->nfresh += fresh;
     pthread_mutex_unlock(&s->lock);
+}
+
+void cache_store(Cache *c, const CacheKey *key, const CachedResult *r)
+{
+    store_entry(c, key, r, true);
 }
 
 /* ---- rewriting a pack ------------------------------------------------------------------ */
@@ -627,6 +738,7 @@ static void shard_free(Shard *s)
     free(s->pack);
     free(s->state);
     free(s->table);
+    free(s->by_source);
     pthread_mutex_destroy(&s->lock);
 }
 
@@ -636,7 +748,7 @@ void cache_close(Cache *c)
         return;
     for (unsigned i = 0; i < CACHE_SHARDS; i++) {
         Shard *s = &c->shards[i];
-        if (s->nstored && !atomic_load(&c->disabled))
+        if (s->nfresh && !atomic_load(&c->disabled))
             shard_write(c, s, i);
         shard_free(s);
     }
@@ -659,10 +771,11 @@ static void list_pack(FILE *out, const char *name, const char *bytes, size_t siz
     const PackSlot *slots = (const PackSlot *)(bytes + sizeof h);
     for (uint32_t k = 0; k < h.count; k++) {
         const PackSlot *s = &slots[k];
-        bool sound = entry_read(bytes + s->offset, s->size, s->key, NULL);
+        CachedResult r;
+        bool sound = entry_read(bytes + s->offset, s->size, s->key, &r);
         fprintf(out, "  %.32s offset %llu size %llu born %u used %u%s\n", s->key,
                 (unsigned long long)s->offset, (unsigned long long)s->size, s->born, s->used,
-                sound ? "" : " damaged");
+                !sound ? " damaged" : r.stat_trusted ? " stamped" : "");
     }
 }
 

@@ -208,13 +208,23 @@ static void push_entry(PathList *l, char *p, char *why)
         l->cap = l->cap ? l->cap * 2 : 64;
         l->v = realloc(l->v, l->cap * sizeof *l->v);
         l->why = realloc(l->why, l->cap * sizeof *l->why);
-        if (!l->v || !l->why)
+        l->st = realloc(l->st, l->cap * sizeof *l->st);
+        l->stated = realloc(l->stated, l->cap * sizeof *l->stated);
+        if (!l->v || !l->why || !l->st || !l->stated)
             abort();
     }
     if (!p)
         abort();
     l->v[l->n] = p;
+    l->stated[l->n] = false;
     l->why[l->n++] = why;
+}
+
+static void push_stated(PathList *l, const char *p, const struct stat *st)
+{
+    push_entry(l, strdup(p), NULL);
+    l->st[l->n - 1] = *st;
+    l->stated[l->n - 1] = true;
 }
 
 static void push_path(PathList *l, const char *p) { push_entry(l, strdup(p), NULL); }
@@ -232,6 +242,8 @@ void path_list_free(PathList *l)
     }
     free(l->v);
     free(l->why);
+    free(l->st);
+    free(l->stated);
     memset(l, 0, sizeof *l);
 }
 
@@ -391,6 +403,17 @@ static void walk_dir(Walk *w, int fd)
         ignore_reset(w->ign, mark);
 }
 
+/* The named path opened as a directory, or -1 (*stated when st holds its
+ * stat). A stat first: most named paths are files, and a failed
+ * open(O_DIRECTORY) costs as much as the stat. */
+static int named_directory(const char *p, struct stat *st, bool *stated)
+{
+    *stated = stat(p, st) == 0;
+    if (*stated ? !S_ISDIR(st->st_mode) : errno != ENAMETOOLONG)
+        return -1;
+    return open_at(AT_FDCWD, p, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
+}
+
 void walk_paths(PathList *out, char **paths, int npaths, int flags)
 {
     for (int i = 0; i < npaths; i++) {
@@ -398,9 +421,15 @@ void walk_paths(PathList *out, char **paths, int npaths, int flags)
         size_t n = strlen(p);
         while (n > 1 && p[n - 1] == '/')
             p[--n] = 0;
-        int fd = open_at(AT_FDCWD, p, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
+        struct stat st;
+        bool stated;
+        int fd = named_directory(p, &st, &stated);
+        if (fd < 0 && stated && !S_ISDIR(st.st_mode)) {
+            push_stated(out, p, &st);
+            continue;
+        }
         if (fd < 0) {
-            push_path(out, p);   /* a file, or missing: reading it reports why */
+            push_path(out, p);   /* missing, or cannot be opened: reading it reports why */
             continue;
         }
         /* .gitignore files are honoured below each directory walked,

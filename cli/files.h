@@ -4,10 +4,20 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 /* v[i] a path; why[i] NULL, or why the walk could not look inside it (a
- * directory that could not be opened): an error to report for that path. */
-typedef struct PathList { char **v; char **why; size_t n, cap; } PathList;
+ * directory that could not be opened): an error to report for that path.
+ * stated[i]: st[i] is what stat() said of a path named on the command line
+ * (the walk stats each one to see whether it is a directory), so that the
+ * cache need not ask again. */
+typedef struct PathList {
+    char **v;
+    char **why;
+    struct stat *st;
+    bool *stated;
+    size_t n, cap;
+} PathList;
 
 enum {
     WALK_ALL = 1,          /* no default exclusions (corpus tools) */

@@ -51,17 +51,29 @@ typedef struct CodeCount { const char *code, *name; uint32_t n, safe, unsafe; } 
 typedef struct FileResult {
     Buf out;
     uint32_t counts[3];     /* findings by Severity */
-    CodeCount stats[MAX_STAT_CODES];   /* for --statistics */
-    uint32_t nstats;
-    CachedResult *cached;   /* a cache hit: stats point into it */
+    CodeCount *stats;       /* for --statistics: up to MAX_STAT_CODES, grown as met */
+    uint32_t nstats, capstats;
+    struct CachedHit *cached;   /* a cache hit: stats point into it */
     uint32_t fixed;         /* fixes written (or, with --diff, that would be) */
     Buf fix_log;            /* per fix: "path: fixed CODE", and failures */
     Buf diff;               /* --diff output */
-    Buf deps;               /* the project modules its facts read, for the cache */
     bool write_failed;      /* --fix could not write: an E902 in the output */
     Notebook *notebook;     /* a .ipynb: the source linted is its code cells joined */
     bool broken;            /* not a notebook at all: an E902, and exit 2 */
 } FileResult;
+
+/* Room for n stats (most files have none: a fixed array per file was 1 KB
+ * of a warm run's memory per file). */
+static void stats_reserve(FileResult *r, uint32_t n)
+{
+    if (n <= r->capstats)
+        return;
+    r->capstats = r->capstats ? 2 * r->capstats : 4;
+    if (r->capstats < n)
+        r->capstats = n;
+    if (!(r->stats = realloc(r->stats, r->capstats * sizeof *r->stats)))
+        abort();
+}
 
 static void count_code(FileResult *r, const Finding *f)
 {
@@ -71,6 +83,7 @@ static void count_code(FileResult *r, const Finding *f)
     if (i == r->nstats) {
         if (r->nstats == MAX_STAT_CODES)
             return;
+        stats_reserve(r, r->nstats + 1);
         r->stats[r->nstats++] = (CodeCount){f->code, f->name, 0, 0, 0};
     }
     r->stats[i].n++;
@@ -89,6 +102,7 @@ typedef struct LintRun {
     Cache *cache;             /* NULL: --no-cache, --fix, --diff, or not writable */
     Progress *progress;       /* NULL off a terminal */
     Arena *arenas;            /* per worker, reset between its files */
+    Buf *deps;                /* per worker: what a file's facts read, until it is stored */
 } LintRun;
 
 /* The SARIF rule table: every code pfc reports (cli/codes.h). */
@@ -521,36 +535,64 @@ static void sort_findings(FindingVec *v)
 
 static const char CACHE_DIR[] = ".pfc_cache";
 
-/* A hit's output and deps are views into the cache, valid until cache_close
- * (after the output is printed); the CachedResult itself is the file's. */
-static void cached_free(CachedResult *c)
+/* What a hit keeps until its output is printed: the output is a view into
+ * the cache, valid until cache_close (after printing); the codes and names
+ * its stats point at are copied here. Only as large as its stats: a
+ * CachedResult per file (2 KB, most of it empty stats) was a quarter of a
+ * warm run. */
+typedef struct CachedHit {
+    const char *out;
+    size_t out_len;
+    char names[];   /* code NUL name NUL, per stat */
+} CachedHit;
+
+static void cached_free(CachedHit *c)
 {
     free(c);
 }
 
-/* A hit also needs every project module the entry's facts read unchanged:
- * editing model.py re-lints train.py. */
-static bool replay_cached(Cache *cache, Project *project, FileResult *r, const CacheKey *key)
+static CachedHit *keep_hit(const CachedResult *c, FileResult *r)
 {
-    CachedResult *c = malloc(sizeof *c);
-    if (!c || !cache_load(cache, key, c)) {
-        free(c);
-        return false;
-    }
-    if (c->deps_len && !project_deps_current(project, c->deps, c->deps_len)) {
-        cached_free(c);
-        return false;
-    }
-    memcpy(r->counts, c->counts, sizeof r->counts);
-    r->nstats = c->nstats < MAX_STAT_CODES ? c->nstats : MAX_STAT_CODES;
+    size_t n = 0;
     for (uint32_t i = 0; i < r->nstats; i++)
-        r->stats[i] = (CodeCount){c->stats[i].code, c->stats[i].name, c->stats[i].n,
-                                  c->stats[i].safe_fixes, c->stats[i].unsafe_fixes};
-    r->cached = c;
+        n += strlen(c->stats[i].code) + strlen(c->stats[i].name) + 2;
+    CachedHit *h = malloc(sizeof *h + n);
+    if (!h)
+        abort();
+    h->out = c->out;
+    h->out_len = c->out_len;
+    char *p = h->names;
+    for (uint32_t i = 0; i < r->nstats; i++) {
+        const char *code = p;
+        p = stpcpy(p, c->stats[i].code) + 1;
+        const char *name = p;
+        p = stpcpy(p, c->stats[i].name) + 1;
+        r->stats[i] = (CodeCount){code, name, c->stats[i].n, c->stats[i].safe_fixes,
+                                  c->stats[i].unsafe_fixes};
+    }
+    return h;
+}
+
+/* A hit also needs every project module the entry's facts read unchanged:
+ * editing model.py re-lints train.py. With `source` (the stat taken before
+ * reading), the entry is looked up by the path and its stamp, not the bytes. */
+static bool replay_cached(Cache *cache, Project *project, FileResult *r, const CacheKey *key,
+                          uint64_t source, const CacheStat *now)
+{
+    CachedResult c;
+    if (!(key ? cache_load(cache, key, now, &c) : cache_load_stat(cache, source, now, &c)))
+        return false;
+    if (c.deps_len && !project_deps_current(project, c.deps, c.deps_len))
+        return false;
+    memcpy(r->counts, c.counts, sizeof r->counts);
+    r->nstats = c.nstats < MAX_STAT_CODES ? c.nstats : MAX_STAT_CODES;
+    stats_reserve(r, r->nstats);
+    r->cached = keep_hit(&c, r);
     return true;
 }
 
-static void store_cached(Cache *cache, const FileResult *r, const CacheKey *key)
+static void store_cached(Cache *cache, const FileResult *r, const Buf *deps, const CacheKey *key,
+                         const CacheStat *stat)
 {
     CachedResult *c = calloc(1, sizeof *c);
     if (!c)
@@ -566,8 +608,10 @@ static void store_cached(Cache *cache, const FileResult *r, const CacheKey *key)
     }
     c->out = r->out.v;   /* copied by cache_store */
     c->out_len = r->out.n;
-    c->deps = r->deps.v;
-    c->deps_len = r->deps.n;
+    c->deps = deps->v;
+    c->deps_len = deps->n;
+    if (stat)
+        c->stat = *stat;
     cache_store(cache, key, c);
     free(c);
 }
@@ -892,6 +936,20 @@ static bool fix_and_write(const LintOptions *o, const Config *cfg, const char *p
     return kept && !o->diff;
 }
 
+/* The stamp of a regular file (stat follows a symlink, as reading does):
+ * the walk's for a file named on the command line. */
+static bool stat_source(const PathList *files, size_t i, CacheStat *out)
+{
+    struct stat st;
+    if (!files->stated[i] && stat(files->v[i], &st) != 0)
+        return false;
+    const struct stat *s = files->stated[i] ? &files->st[i] : &st;
+    if (!S_ISREG(s->st_mode))
+        return false;
+    cache_stat_of(s, out);
+    return true;
+}
+
 static void lint_one(size_t i, int worker, void *ctx)
 {
     LintRun *run = ctx;
@@ -905,6 +963,11 @@ static void lint_one(size_t i, int worker, void *ctx)
     SourceStamp stamp = {0};
     if (o->fix && !o->diff)
         safe_stamp(path, &stamp);   /* before reading: a later change shows */
+    CacheStat now;
+    bool stated = run->cache && !run->files.why[i] && stat_source(&run->files, i, &now);   /* before reading too */
+    uint64_t source = run->cache ? cache_source(run->settings ^ cfg->hash, path) : 0;
+    if (stated && replay_cached(run->cache, o->project, r, NULL, source, &now))
+        return;
     if (run->files.why[i] || !read_source(path, &src, &len, &err)) {
         report_file_error(&r->out, &o->style, path, run->files.why[i] ? run->files.why[i] : err);
         r->counts[SEV_ERROR]++;
@@ -914,7 +977,7 @@ static void lint_one(size_t i, int worker, void *ctx)
     CacheKey key;
     if (run->cache) {
         cache_key(&key, run->settings ^ cfg->hash, path, src, len);
-        if (replay_cached(run->cache, o->project, r, &key)) {
+        if (replay_cached(run->cache, o->project, r, &key, source, stated ? &now : NULL)) {
             free(src);
             return;
         }
@@ -939,14 +1002,16 @@ static void lint_one(size_t i, int worker, void *ctx)
                                 failure, sizeof failure);
     }
     Arena *arena = &run->arenas[worker];
+    Buf *deps = run->cache ? &run->deps[worker] : NULL;   /* copied into the entry when stored */
+    if (deps)
+        deps->n = 0;
     Syntax s;
     FindingVec shown;
     /* the file as it is on disk: fixed only if the fixes were written */
     if (fixing && !written)
-        analyse(o, cfg, path, original, original_len, arena, &s, &shown,
-                run->cache ? &r->deps : NULL);
+        analyse(o, cfg, path, original, original_len, arena, &s, &shown, deps);
     else
-        analyse(o, cfg, path, src, len, arena, &s, &shown, run->cache ? &r->deps : NULL);
+        analyse(o, cfg, path, src, len, arena, &s, &shown, deps);
     for (uint32_t k = 0; r->notebook && k < shown.n; k++)
         if (shown.v[k].code[0] == 'E')
             shown.v[k].message = notebook_cell_message(r->notebook, &s, shown.v[k].message);
@@ -962,7 +1027,7 @@ static void lint_one(size_t i, int worker, void *ctx)
     if (failure[0])
         report_write_failure(r, &o->style, path, failure);
     if (run->cache)
-        store_cached(run->cache, r, &key);
+        store_cached(run->cache, r, deps, &key, stated ? &now : NULL);
     arena_reset(arena);
     notebook_free(r->notebook);
     r->notebook = NULL;
@@ -1218,6 +1283,7 @@ static int diff_stdin(LintOptions *o, const Config *cfg, const char *name, char 
     buf_free(&diff);
     buf_free(&applied);
     buf_free(&r.fix_log);
+    free(r.stats);
     project_free(o->project);
     free(original);
     free(src);
@@ -1270,13 +1336,14 @@ static int lint_stdin(LintOptions *o, ConfigCache *configs)
         fwrite(src, 1, len, stdout);
     buf_write(&out, o->fix ? stderr : stdout);
     if (!o->fix) {   /* stdout holds the fixed source with --fix: nothing else */
-        LintRun run = {o, {.n = 1}, &r, NULL, 0, NULL, NULL, NULL};
+        LintRun run = {o, {.n = 1}, &r, NULL, 0, NULL, NULL, NULL, NULL};
         print_summary(o, &run, shown.n, shown.n > 0);
     }
     fwrite(r.fix_log.v ? r.fix_log.v : "", 1, r.fix_log.n, stderr);
     buf_free(&out);
     buf_free(&applied);
     buf_free(&r.fix_log);
+    free(r.stats);
     arena_free(&arena);
     project_free(o->project);
     free(src);
@@ -1351,7 +1418,8 @@ static int print_run(LintOptions *o, LintRun *run)
 
 static int lint_paths(LintOptions *o, ConfigCache *configs, char **paths, int npaths)
 {
-    LintRun run = {o, {0}, NULL, NULL, 0, NULL, NULL, NULL};
+    LintRun run = {o, {0}, NULL, NULL, 0, NULL, NULL, NULL, NULL};
+    int64_t walked_ns = cache_now_ns();   /* before the walk's stats */
     walk_paths(&run.files, paths, npaths, WALK_NOTEBOOKS);
     int status = resolve_configs(&run, configs, paths, npaths, o);
     if (status < 0 && o->show_settings) {
@@ -1369,24 +1437,33 @@ static int lint_paths(LintOptions *o, ConfigCache *configs, char **paths, int np
     run.settings = settings_hash(o);
     if (!o->no_cache && !o->fix && !o->diff && run.files.n)
         run.cache = cache_open(CACHE_DIR);
+    if (run.cache) {
+        cache_stats_since(run.cache, walked_ns);
+        project_known_stats(o->project, run.files.v, run.files.st, run.files.stated, run.files.n,
+                            walked_ns);
+    }
     if (o->fix && !o->diff)
         safe_remove_stale_temps(run.files.v, run.files.n);
     run.arenas = calloc((size_t)o->jobs, sizeof *run.arenas);   /* zeroed: empty arenas */
-    if (!run.arenas)
+    run.deps = calloc((size_t)o->jobs, sizeof *run.deps);
+    if (!run.arenas || !run.deps)
         abort();
     run.progress = o->quiet ? NULL : progress_start(run.files.n);
     parallel_for_workers(run.files.n, o->jobs, lint_one_counted, &run);
     progress_stop(run.progress);
     for (int w = 0; w < o->jobs; w++)
         arena_free(&run.arenas[w]);
+    for (int w = 0; w < o->jobs; w++)
+        buf_free(&run.deps[w]);
     free(run.arenas);
+    free(run.deps);
     project_free(o->project);
     o->project = NULL;
     status = print_run(o, &run);
     cache_close(run.cache);   /* after printing: the hits' output lies in the cache */
     for (size_t i = 0; i < run.files.n; i++) {
         cached_free(run.results[i].cached);
-        buf_free(&run.results[i].deps);
+        free(run.results[i].stats);
     }
     free(run.results);
     free(run.configs);

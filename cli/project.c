@@ -12,11 +12,13 @@
 #include "files.h"
 #include "../parser/parser.h"
 #include <dirent.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
@@ -84,6 +86,8 @@ typedef enum PathKind { PATH_NONE, PATH_FILE, PATH_DIR } PathKind;
 typedef struct Probe {
     char *path;
     uint8_t kind;        /* PathKind */
+    uint64_t dir_stamp;  /* its directory's, taken before the probe (dir_stamp) */
+    uint64_t dir_order;  /* dir_order(path): how cache entries sort it */
     int64_t root;        /* a directory: the package root of files in it (probe id), -1 until known */
 } Probe;
 
@@ -108,6 +112,9 @@ typedef struct Module {
     char *path;
     uint64_t hash;
     bool hashed;
+    bool stamped;
+    uint64_t stamp;                  /* module_stamp before its first read this run */
+    uint64_t dir_order;              /* dir_order(path) */
     Memo exact;                      /* summaries */
     Memo at[MAX_IMPORT_DEPTH + 1];
     bool scanned, mentions;          /* its text read once: does it name torch? */
@@ -133,6 +140,15 @@ struct Project {
     Module *mods;
     uint32_t nmods, capmods;
     PathMap probe_map, mod_map;
+    /* directories' stamps (dir_stamp), once per run */
+    PathMap stamp_map;
+    struct DirStamp { char *path; uint64_t stamp; } *stamps;
+    uint32_t nstamps, capstamps;
+    int64_t start_ns;    /* CLOCK_REALTIME at project_new: what is racy */
+    uint64_t *known;     /* project_deps_current's lines found current (hashes) */
+    PathMap known_stat_map;              /* project_known_stats: path -> known_stats[id] */
+    const struct stat *known_stats;
+    uint32_t known_mask, nknown;
     /* find_module's answers: "dir\ntext" -> index into finds */
     PathMap find_map;
     struct Found { int64_t id; uint32_t absent_at, nabsent; } *finds;
@@ -197,15 +213,114 @@ static int64_t map_get(PathMap *m, const char *path)
     return s->path ? (int64_t)s->id : -1;
 }
 
+/* ---- directory stamps --------------------------------------------------------------------- */
+
+/* An absent dir/x.py can appear only if dir's listing changes, which moves
+ * dir's mtime and ctime: a cache entry records, with each absent path, the
+ * stamp of its directory taken before the path was probed, and a later run
+ * that finds the same stamp knows the path is still absent without a stat
+ * (33,000 stats of the standard library's entries become about 1,100). A
+ * directory that does not exist (or is not one) has its parent's stamp: the
+ * name appears only by a change there. A stamp is 0 (unknown: the paths are
+ * stat'ed) when the directory's times are not older than the run's start by
+ * CACHE_RACY_NS (a change in the same tick would not move them), or when it
+ * cannot be examined. */
+enum { DIR_RACY_NS = 2000000000 };   /* as cli/cache.h's CACHE_RACY_NS, for the same reasons */
+
+static int64_t ns_of(struct timespec t)
+{
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* The directory part of path as written: "." for a bare name, "/" for "/x". */
+static char *dir_part(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return xstrdup(".");
+    return strndup(path, slash == path ? 1 : (size_t)(slash - path));
+}
+
+/* The order of deps: by a hash of the directory part, then by path. It
+ * groups each directory's paths (which share all but their last component)
+ * without comparing long common prefixes: strcmp over sorted full paths was
+ * half the cost of an entry's deps. Deterministic, so entries are too. */
+static uint64_t dir_order(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return XXH3_64bits(path, slash ? (size_t)(slash - path) : 0);
+}
+
+/* The stamp of a directory or file (its path, device, inode, size, times). */
+static uint64_t stamp_of(Project *P, const char *dir, const struct stat *st)
+{
+    if (ns_of(st->st_mtim) >= P->start_ns - DIR_RACY_NS ||
+        ns_of(st->st_ctim) >= P->start_ns - DIR_RACY_NS)
+        return 0;
+    uint64_t v[5] = {(uint64_t)st->st_dev, (uint64_t)st->st_ino, (uint64_t)st->st_size,
+                     (uint64_t)ns_of(st->st_mtim), (uint64_t)ns_of(st->st_ctim)};
+    return XXH3_64bits_withSeed(v, sizeof v, XXH3_64bits(dir, strlen(dir))) | 1;
+}
+
+static uint64_t dir_stamp(Project *P, const char *dir)
+{
+    int64_t id = map_get(&P->stamp_map, dir);
+    if (id >= 0)
+        return P->stamps[id].stamp;
+    struct stat st;
+    uint64_t stamp = 0;
+    int err = stat(dir, &st) == 0 ? 0 : errno;
+    if (!err && S_ISDIR(st.st_mode)) {
+        stamp = stamp_of(P, dir, &st);
+    } else if ((!err || err == ENOENT || err == ENOTDIR) && strcmp(dir, "/") != 0 &&
+               strcmp(dir, ".") != 0) {
+        char *up = dir_part(dir);
+        stamp = up ? dir_stamp(P, up) : 0;
+        free(up);
+    }
+    P->stamps = grow(P->stamps, &P->capstamps, P->nstamps, sizeof *P->stamps);
+    P->stamps[P->nstamps] = (struct DirStamp){xstrdup(dir), stamp};
+    map_put(&P->stamp_map, P->stamps[P->nstamps].path, P->nstamps);
+    P->nstamps++;
+    return stamp;
+}
+
+/* A module file's stat as a stamp, taken before it is first read: a later
+ * run that finds the same stamp knows its bytes (and their hash) unchanged
+ * without reading it. 0 (read and hash it) when racy or not a regular file. */
+static uint64_t module_stamp(Project *P, uint32_t m)
+{
+    Module *M = &P->mods[m];
+    if (M->stamped)
+        return M->stamp;
+    struct stat st;
+    M->stamped = true;
+    int64_t known = map_get(&P->known_stat_map, M->path);
+    const struct stat *s = known >= 0 ? &P->known_stats[known] : stat(M->path, &st) == 0 ? &st : NULL;
+    M->stamp = s && S_ISREG(s->st_mode) ? stamp_of(P, M->path, s) : 0;
+    return M->stamp;
+}
+
+static uint64_t parent_stamp(Project *P, const char *path)
+{
+    char *dir = dir_part(path);
+    uint64_t stamp = dir ? dir_stamp(P, dir) : 0;
+    free(dir);
+    return stamp;
+}
+
 static uint32_t probe_id(Project *P, const char *path)
 {
     int64_t id = map_get(&P->probe_map, path);
     if (id >= 0)
         return (uint32_t)id;
+    uint64_t stamp = parent_stamp(P, path);   /* before the probe: a later creation shows */
     P->probes = grow(P->probes, &P->capprobes, P->nprobes, sizeof *P->probes);
     Probe *p = &P->probes[P->nprobes];
     struct stat st;
+    p->dir_stamp = stamp;
     p->path = xstrdup(path);
+    p->dir_order = dir_order(path);
     p->kind = stat(path, &st) != 0 ? PATH_NONE : S_ISDIR(st.st_mode) ? PATH_DIR : PATH_FILE;
     p->root = -1;
     map_put(&P->probe_map, p->path, P->nprobes);
@@ -227,6 +342,7 @@ static uint32_t module_id(Project *P, const char *path)
     Module *m = &P->mods[P->nmods];
     memset(m, 0, sizeof *m);
     m->path = xstrdup(path);
+    m->dir_order = dir_order(path);
     map_put(&P->mod_map, m->path, P->nmods);
     return P->nmods++;
 }
@@ -655,6 +771,7 @@ static void scan_module(Project *P, uint32_t m)
     Memo read = {0};
     IdVec imports = {0};
     id_push(&read.closure, m);
+    module_stamp(P, m);   /* before reading: a later change shows */
     bool ok = read_source(P->mods[m].path, &src, &len, &err);
     bool mentions = ok && mentions_cuda(src, len);
     uint64_t hash = ok ? XXH3_64bits(src, len) : 0;
@@ -724,6 +841,7 @@ static Memo analyse_module(Project *P, uint32_t m, int levels)
     Importer child = {P, dir, root_of(P, dir), levels - 1, &r};
     id_push(&r.closure, m);
     uint64_t hash;
+    module_stamp(P, m);   /* before reading */
     r.summary = summarize_file(&child, path, &hash);
     P->mods[m].hash = hash;
     P->mods[m].hashed = true;
@@ -1013,19 +1131,112 @@ static void flatten(Project *P, const Memo *top, IdVec *out)
     free(stack.v);
 }
 
-/* "K HHHHHHHHHHHHHHHH PATH\n": a dependency line of a cache entry (formatted
- * by hand: entries list thousands of them, printf was most of their cost). */
-static void put_dep(Buf *out, char kind, uint64_t hash, const char *path)
+static void put_hex16(char *at, uint64_t v)
 {
     static const char hex[] = "0123456789abcdef";
-    char head[19];
-    head[0] = kind;
-    head[1] = head[18] = ' ';
     for (int i = 0; i < 16; i++)
-        head[2 + i] = hex[hash >> (60 - 4 * i) & 15];
-    buf_put(out, head, sizeof head);
-    buf_puts(out, path);
-    buf_putc(out, '\n');
+        at[i] = hex[v >> (60 - 4 * i) & 15];
+}
+
+/* The dependency lines of a cache entry, sorted by path, each path written
+ * as the length it shares with the previous line's and the rest (entries
+ * list thousands of them, mostly under the same few directories: front
+ * coding makes an entry about a third as long); formatted by hand, printf
+ * was most of their cost:
+ *   "F HASH STAMP SHARED REST\n"  a module: the hash of its bytes, its module_stamp
+ *   "N STAMP SHARED REST\n"       an absent path: its directory's dir_stamp
+ *   "n SHARED REST\n"             the same, with the previous N line's STAMP
+ * each HASH or STAMP 16 hex digits, SHARED decimal. */
+typedef struct Dep {
+    uint64_t dir;        /* dir_order of its path: the sort's first key */
+    const char *path;
+    char kind;
+    uint64_t hash, stamp;
+} Dep;
+
+static int dep_cmp(const void *a, const void *b)
+{
+    const Dep *x = *(const Dep *const *)a, *y = *(const Dep *const *)b;
+    if (x->dir != y->dir)
+        return x->dir < y->dir ? -1 : 1;
+    return strcmp(x->path, y->path);
+}
+
+/* How many leading bytes a and b (lengths na, nb) share: eight at a time,
+ * since neighbouring paths share 80 bytes or so (a byte at a time was a
+ * quarter of writing an entry's deps). */
+static size_t shared_prefix(const char *a, size_t na, const char *b, size_t nb)
+{
+    size_t n = 0, max = na < nb ? na : nb;
+    for (; n + 8 <= max; n += 8) {
+        uint64_t x, y;
+        memcpy(&x, a + n, 8);
+        memcpy(&y, b + n, 8);
+        if (x != y)
+            break;   /* the differing byte is among these eight */
+    }
+    while (n < max && a[n] == b[n])
+        n++;
+    return n;
+}
+
+/* n in decimal at head[k..]; the position after it (snprintf per line was
+ * a third of the cost of an entry's deps). */
+static size_t put_decimal(char *head, size_t k, size_t n)
+{
+    char digits[24];
+    size_t d = 0;
+    do
+        digits[d++] = (char)('0' + n % 10);
+    while ((n /= 10) != 0);
+    while (d)
+        head[k++] = digits[--d];
+    return k;
+}
+
+static void put_deps(Buf *out, Dep *deps, uint32_t n)
+{
+    Dep **order = malloc((n + 1) * sizeof *order);   /* sorted as pointers: no copies of Deps */
+    if (!order)
+        abort();
+    for (uint32_t i = 0; i < n; i++)
+        order[i] = &deps[i];
+    qsort(order, n, sizeof *order, dep_cmp);
+    const char *prev = "";
+    size_t prev_len = 0;
+    uint64_t absent_stamp = 0;
+    bool have_absent = false;
+    for (uint32_t i = 0; i < n; i++) {
+        const Dep *d = order[i];
+        char head[64];
+        size_t k = 0;
+        bool same = d->kind == 'N' && have_absent && d->stamp == absent_stamp;
+        head[k++] = same ? 'n' : d->kind;
+        head[k++] = ' ';
+        if (d->kind == 'F') {
+            put_hex16(head + k, d->hash);
+            k += 16;
+            head[k++] = ' ';
+        }
+        if (!same) {
+            put_hex16(head + k, d->stamp);
+            k += 16;
+            head[k++] = ' ';
+        }
+        size_t len = strlen(d->path), shared = shared_prefix(prev, prev_len, d->path, len);
+        k = put_decimal(head, k, shared);
+        head[k++] = ' ';
+        buf_put(out, head, k);
+        buf_put(out, d->path + shared, len - shared);
+        buf_putc(out, '\n');
+        if (d->kind == 'N') {
+            absent_stamp = d->stamp;
+            have_absent = true;
+        }
+        prev = d->path;
+        prev_len = len;
+    }
+    free(order);
 }
 
 void project_request_deps(const ProjectRequest *r, Buf *out)
@@ -1036,13 +1247,20 @@ void project_request_deps(const ProjectRequest *r, Buf *out)
     pthread_mutex_lock(&P->lock);
     IdVec all = {0};
     flatten(P, &r->reads, &all);
+    Dep *deps = malloc((all.n + 1) * sizeof *deps);
+    if (!deps)
+        abort();
     for (uint32_t i = 0; i < all.n; i++) {
         uint32_t id = all.v[i];
         if (id & ABSENT_BIT)
-            put_dep(out, 'N', 0, P->probes[id & ~ABSENT_BIT].path);
+            deps[i] = (Dep){P->probes[id & ~ABSENT_BIT].dir_order, P->probes[id & ~ABSENT_BIT].path,
+                            'N', 0, P->probes[id & ~ABSENT_BIT].dir_stamp};
         else
-            put_dep(out, 'F', P->mods[id].hash, P->mods[id].path);
+            deps[i] = (Dep){P->mods[id].dir_order, P->mods[id].path, 'F', P->mods[id].hash,
+                            module_stamp(P, id)};
     }
+    put_deps(out, deps, all.n);
+    free(deps);
     free(all.v);
     pthread_mutex_unlock(&P->lock);
 }
@@ -1063,6 +1281,7 @@ static uint64_t current_file_hash(Project *P, const char *path)
 {
     uint32_t m = module_id(P, path);
     if (!P->mods[m].hashed) {
+        module_stamp(P, m);   /* before reading */
         char *src;
         uint32_t len;
         const char *err;
@@ -1090,42 +1309,162 @@ static bool parse_hex16(const char *s, uint64_t *v)
     return true;
 }
 
-static bool dep_current(Project *P, const char *line, size_t len)
+/* Is the module at path, whose bytes hashed to `hash` when its stamp was
+ * `stamp`, the same now? The same stamp says so without a read. */
+static bool module_current(Project *P, const char *path, uint64_t hash, uint64_t stamp)
 {
-    uint64_t want;
-    if (len < 20 || (line[0] != 'F' && line[0] != 'N') || line[1] != ' ' || line[18] != ' ' ||
-        !parse_hex16(line + 2, &want))
+    if (stamp && module_stamp(P, module_id(P, path)) == stamp)
+        return true;
+    return current_file_hash(P, path) == hash;
+}
+
+/* Is the absent path, whose directory had `stamp`, still absent? */
+static bool still_absent(Project *P, const char *path, uint64_t stamp)
+{
+    if (stamp && parent_stamp(P, path) == stamp)
+        return true;   /* its directory unchanged: no stat */
+    return probe_kind(P, path) == PATH_NONE;
+}
+
+/* The reader of put_deps' lines: the previous line's path and stamp. The
+ * line as checked ("K" HASH STAMP PATH, binary) is kept in `line`, whose
+ * hash stands for it in project_deps_current's memory. */
+typedef struct DepReader {
+    Buf line;              /* kind, hash, stamp, then the path, NUL-terminated */
+    uint64_t absent_stamp;
+    bool have_absent;
+} DepReader;
+
+enum { DEP_HEAD = 1 + 2 * sizeof(uint64_t) };
+
+/* A decimal of at most 6 digits, then a space; the position after it. */
+static const char *parse_shared(const char *p, const char *end, size_t *v)
+{
+    *v = 0;
+    const char *start = p;
+    while (p < end && *p >= '0' && *p <= '9' && p - start < 6)
+        *v = *v * 10 + (size_t)(*p++ - '0');
+    return p > start && p < end && *p == ' ' ? p + 1 : NULL;
+}
+
+/* Parses one line (without its newline) into rd->line; false when it is
+ * not one put_deps wrote. */
+static bool dep_parse(DepReader *rd, const char *p, const char *end, char *kind, uint64_t *hash,
+                      uint64_t *stamp)
+{
+    if (end - p < 2 || p[1] != ' ' || (p[0] != 'F' && p[0] != 'N' && p[0] != 'n'))
         return false;
-    char local[512];   /* most paths: no allocation per line */
-    char *path = len - 19 < sizeof local ? local : malloc(len - 19 + 1);
-    if (!path)
-        abort();
-    memcpy(path, line + 19, len - 19);
-    path[len - 19] = 0;
-    uint64_t now;
-    if (line[0] == 'F') {
-        now = current_file_hash(P, path);
-    } else {   /* still absent */
-        now = probe_kind(P, path) == PATH_NONE ? 0 : 1;
+    bool inherits = p[0] == 'n';
+    *kind = inherits ? 'N' : p[0];
+    *hash = 0;
+    *stamp = rd->absent_stamp;
+    p += 2;
+    if (*kind == 'F') {
+        if (end - p < 17 || !parse_hex16(p, hash) || p[16] != ' ')
+            return false;
+        p += 17;
     }
-    if (path != local)
-        free(path);
-    return now == want;
+    if (!inherits) {   /* F and N carry their stamp */
+        if (end - p < 17 || !parse_hex16(p, stamp) || p[16] != ' ')
+            return false;
+        p += 17;
+    } else if (!rd->have_absent) {
+        return false;
+    }
+    size_t shared;
+    if (!(p = parse_shared(p, end, &shared)) || shared > rd->line.n - DEP_HEAD - 1)
+        return false;
+    rd->line.n = DEP_HEAD + shared;
+    buf_put(&rd->line, p, (size_t)(end - p));
+    buf_putc(&rd->line, 0);
+    rd->line.v[0] = *kind;
+    memcpy(rd->line.v + 1, hash, sizeof *hash);
+    memcpy(rd->line.v + 1 + sizeof *hash, stamp, sizeof *stamp);
+    if (*kind == 'N') {
+        rd->absent_stamp = *stamp;
+        rd->have_absent = true;
+    }
+    return true;
+}
+
+/* Is the dependency still as it was? */
+static bool dep_current(Project *P, char kind, uint64_t hash, uint64_t stamp, const char *path)
+{
+    return kind == 'F' ? module_current(P, path, hash, stamp) : still_absent(P, path, stamp);
+}
+
+/* The lines found current this run, by their hash: entries share most of
+ * their lines (the standard library's absent names, common modules), and
+ * each is checked once. A line's answer cannot change within a run: what it
+ * asks (a probe, a hash, a stamp) is asked once per run. */
+static bool line_known(const Project *P, uint64_t h)
+{
+    for (uint32_t i = (uint32_t)h & P->known_mask; P->known && P->known[i]; i = (i + 1) & P->known_mask)
+        if (P->known[i] == h)
+            return true;
+    return false;
+}
+
+static void line_remember(Project *P, uint64_t h)
+{
+    if ((P->nknown + 1) * 2 > (uint64_t)P->known_mask + 1 || !P->known) {
+        uint32_t cap = P->known ? (P->known_mask + 1) * 2 : 1024;
+        uint64_t *old = P->known, oldcap = P->known ? P->known_mask + 1 : 0;
+        if (!(P->known = calloc(cap, sizeof *P->known)))
+            abort();
+        P->known_mask = cap - 1;
+        P->nknown = 0;
+        for (uint64_t i = 0; i < oldcap; i++)
+            if (old[i])
+                line_remember(P, old[i]);
+        free(old);
+    }
+    uint32_t i = (uint32_t)h & P->known_mask;
+    while (P->known[i] && P->known[i] != h)
+        i = (i + 1) & P->known_mask;
+    P->nknown += !P->known[i];
+    P->known[i] = h;
+}
+
+void project_known_stats(Project *P, char *const *paths, const struct stat *st, const bool *stated,
+                         size_t n, int64_t since_ns)
+{
+    pthread_mutex_lock(&P->lock);
+    P->known_stats = st;
+    for (size_t i = 0; i < n; i++)
+        if (stated[i] && map_get(&P->known_stat_map, paths[i]) < 0)
+            map_put(&P->known_stat_map, paths[i], (uint32_t)i);
+    if (since_ns < P->start_ns)
+        P->start_ns = since_ns;   /* a stamp is racy from the earliest stat on */
+    pthread_mutex_unlock(&P->lock);
 }
 
 bool project_deps_current(Project *P, const char *deps, size_t len)
 {
     bool ok = true;
+    DepReader rd = {{0}, 0, false};
+    char zero[DEP_HEAD + 1] = {0};
+    buf_put(&rd.line, zero, sizeof zero);   /* the first line shares nothing */
     pthread_mutex_lock(&P->lock);
     for (const char *p = deps, *end = deps + len; ok && p < end;) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
-        if (!nl)
+        char kind;
+        uint64_t hash, stamp;
+        if (!nl || !dep_parse(&rd, p, nl, &kind, &hash, &stamp)) {
             ok = false;
-        else
-            ok = dep_current(P, p, (size_t)(nl - p));
-        p = nl ? nl + 1 : end;
+            break;
+        }
+        size_t n = rd.line.n - 1;   /* without the NUL */
+        uint64_t h = XXH3_64bits(rd.line.v, n) | 1;   /* 0 marks an empty slot */
+        if (!line_known(P, h)) {
+            ok = dep_current(P, kind, hash, stamp, rd.line.v + DEP_HEAD);
+            if (ok)
+                line_remember(P, h);
+        }
+        p = nl + 1;
     }
     pthread_mutex_unlock(&P->lock);
+    buf_free(&rd.line);
     return ok;
 }
 
@@ -1199,6 +1538,9 @@ Project *project_new(char **inputs, int ninputs)
     if (!P)
         abort();
     pthread_mutex_init(&P->lock, NULL);
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    P->start_ns = ns_of(now);
     P->inputs = inputs;   /* the command line's: they outlive the run */
     P->ninputs = ninputs;
     return P;
@@ -1231,6 +1573,12 @@ void project_free(Project *P)
     free(P->mods);
     free(P->probes);
     free(P->probe_map.slots);
+    for (uint32_t i = 0; i < P->nstamps; i++)
+        free(P->stamps[i].path);
+    free(P->stamps);
+    free(P->stamp_map.slots);
+    free(P->known);
+    free(P->known_stat_map.slots);
     free(P->mod_map.slots);
     for (uint32_t i = 0; P->find_map.slots && i <= P->find_map.mask; i++)
         free((char *)P->find_map.slots[i].path);

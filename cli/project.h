@@ -9,15 +9,19 @@
  * imports are summarised first, up to a depth and count bound, an import
  * cycle cut where it closes. Thread-safe: one lock around the per-run tables.
  *
- * What a file's facts read (modules, with the hash of their bytes, and the
- * directories looked in, with the hash of their listing) goes into its cache
- * entry; a later run replays the entry only if all of them are unchanged. */
+ * What a file's facts read (modules, with the hash of their bytes and their
+ * stat stamp; paths found absent, with their directory's stamp) goes into its
+ * cache entry; a later run replays the entry only if all of them are
+ * unchanged, which a stamp that did not move shows without a read or a stat
+ * of each absent path (cli/project.c, "directory stamps"). */
 #ifndef PFC_CLI_PROJECT_H
 #define PFC_CLI_PROJECT_H
 #include "../base/buf.h"
 #include "../ir/project.h"
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
 
 typedef struct Project Project;
 typedef struct ProjectRequest ProjectRequest;
@@ -37,7 +41,8 @@ IrProjectHook project_hook(ProjectRequest *r);
  * answer read goes into the request's deps, so that a module that starts to
  * import torch re-lints the file. */
 bool project_request_relevant(ProjectRequest *r, const char *src, uint32_t len);
-/* What the facts read, as cache-entry text ("F|D <hash> <path>" lines). */
+/* What the facts read, as cache-entry text (sorted, front-coded lines:
+ * project.c's put_deps). */
 void project_request_deps(const ProjectRequest *r, Buf *out);
 void project_request_free(ProjectRequest *r);   /* NULL is fine */
 
@@ -46,6 +51,13 @@ void project_request_free(ProjectRequest *r);   /* NULL is fine */
  * directory, then the package root); NULL when the project has none. The
  * caller frees it. */
 char *project_module_file(Project *p, const char *importer, const char *dotted);
+
+/* What stat() said of n paths (stated[i]: st[i] holds it), all taken at or
+ * after since_ns (CLOCK_REALTIME): a module at one of these paths (as
+ * written) is stamped from it, not stat'ed again. The arrays and strings
+ * must outlive the project. */
+void project_known_stats(Project *p, char *const *paths, const struct stat *st, const bool *stated,
+                         size_t n, int64_t since_ns);
 
 /* Are the modules and directories a cache entry lists still as they were? */
 bool project_deps_current(Project *p, const char *deps, size_t len);

@@ -101,5 +101,49 @@ else
     fail "cache/imported-module-changes" "TG003 findings $first, $edited, $again, $created (expected 0, 1, 1, 2); entries '$before' then '$after' (expected equal)"
 fi
 
+# Stamps (cli/cache.h, cli/project.c): with every file and directory older
+# than the run by more than 2 s (their mtimes set back; ctime cannot be, so
+# the test waits 3 s), a warm run trusts stats instead of bytes. Each change
+# below must still be seen (each makes a ctime recent: read and hashed).
+stamped=$TMP/stamped
+mkdir -p "$stamped"
+touch "$stamped/pyproject.toml"
+cp "$proj/predict.py" "$stamped/predict.py"
+printf 'class GPT:\n    pass\n' > "$stamped/model.py"
+old() { touch -d '2020-01-01 00:00:00' "$@"; }
+old "$stamped" "$stamped"/*
+sleep 3
+# the cache outside the project: creating it would move the project's stamp
+mkdir -p "$TMP/srun"
+slint() { (cd "$TMP/srun" && "$PFC" lint --output-format concise "$stamped/predict.py" 2>&1 | grep -c TG003); }
+sentry() { "$PFC" debug-cache "$TMP/srun/.pfc_cache" | awk '/^  / { printf "%s born %s %s ", $1, $7, $10 }'; }
+cold=$(slint)
+stamps=$(sentry)
+warm=$(slint)
+# touched, unchanged: read and hashed (its stamp is now racy), still a hit
+touch "$stamped/model.py" "$stamped/predict.py"
+touched=$(slint)
+after_touch=$(sentry)
+# extra.py appears in a directory whose stamp the entry recorded, and the
+# directory's mtime is put back: its ctime still moved
+printf 'import torch.nn as nn\n\n\nclass Head(nn.Module):\n    def forward(self, x):\n        return x\n' \
+    > "$stamped/extra.py"
+old "$stamped/extra.py" "$stamped"
+created=$(slint)
+# model.py edited to the same size, its mtime put back (ctime moves)
+printf 'class GPU:\n    pass\n' > "$stamped/model.py"
+old "$stamped/model.py"
+same_size=$(slint)
+printf 'import torch.nn as nn\nclass GPT(nn.Module):\n    pass\n' > "$stamped/model.py"
+old "$stamped/model.py"
+grown=$(slint)
+if [ "$cold" = 0 ] && [ "$warm" = 0 ] && [ "$touched" = 0 ] && [ "$created" = 1 ] &&
+    [ "$same_size" = 1 ] && [ "$grown" = 2 ] && [ "${stamps#* stamped}" != "$stamps" ] &&
+    [ "$stamps" = "$after_touch" ]; then
+    ok "cache/stamps-see-every-change"
+else
+    fail "cache/stamps-see-every-change" "TG003 findings $cold, $warm, $touched, $created, $same_size, $grown (expected 0, 0, 0, 1, 1, 2); entries '$stamps' (stamped), after touch '$after_touch' (the same)"
+fi
+
 echo "project: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -3,7 +3,8 @@
  * swapped, a foreign byte order, format or version, slots pointing outside,
  * a FIFO or a directory in its place) gives misses, never a wrong hit or a
  * hang; a rewrite keeps older entries of other files and drops the one an
- * edit superseded. */
+ * edit superseded; a source's stat stands for its bytes only when it is the
+ * same in every field and was not racy. */
 #define _GNU_SOURCE
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,7 +23,7 @@
 
 /* The pack layout the tests poke at (cli/cache.c): a 56-byte head, 64-byte
  * slots, entries with an 80-byte head. */
-enum { HEAD = 56, SLOT = 64, ENTRY_HEAD = 80, OFF_ORDER = 16, OFF_FORMAT = 20, OFF_VERSION = 24,
+enum { HEAD = 56, SLOT = 64, ENTRY_HEAD = 128, OFF_ORDER = 16, OFF_FORMAT = 20, OFF_VERSION = 24,
        OFF_COUNT = 52, SLOT_OFFSET = 40 };
 
 typedef struct Sample { const char *path, *src, *out, *deps; CacheKey key; } Sample;
@@ -115,7 +116,7 @@ static int hits(const Sample *s, int n, int *which)
         CachedResult r;
         if (which)
             which[i] = 0;
-        if (!cache_load(c, &s[i].key, &r))
+        if (!cache_load(c, &s[i].key, NULL, &r))
             continue;
         CachedResult want = result_of(&s[i], (uint32_t)i);
         assert_memory_equal(r.counts, want.counts, sizeof r.counts);
@@ -296,7 +297,7 @@ static void test_foreign_packs(void **state)
     const struct { size_t at; const char *bytes; size_t len; } change[] = {
         {0, "pfc-pock", 8},                /* magic */
         {OFF_ORDER, "\1\2\3\4", 4},        /* another machine's byte order */
-        {OFF_FORMAT, "\2\0\0\0", 4},       /* another format */
+        {OFF_FORMAT, "\1\0\0\0", 4},       /* an older format (1: no stamps) */
         {OFF_VERSION, "9.9.9\0", 6},       /* another pfc's keys never match */
         {OFF_COUNT, "\377\377\0\0", 4},    /* more slots than the file holds */
     };
@@ -394,10 +395,128 @@ static void test_rewrite_keeps_older_drops_superseded(void **state)
     free(pack);
 }
 
+/* ---- stamps: a source's stat standing for its bytes ------------------------------------ */
+
+static const int64_t SECOND = 1000000000;
+
+/* A stat of the sample's 6 bytes, `age` seconds before now. */
+static CacheStat stat_aged(int64_t age)
+{
+    int64_t t = cache_now_ns() - age * SECOND;
+    return (CacheStat){.dev = 3, .ino = 77, .size = 6, .mtime_ns = t, .ctime_ns = t};
+}
+
+static void store_stamped(const Sample *s, const CacheStat *st)
+{
+    Cache *c = cache_open(dir);
+    assert_non_null(c);
+    CachedResult r = result_of(s, 0);   /* as hits() expects of sample 0 */
+    r.stat = *st;
+    cache_store(c, &s->key, &r);
+    cache_close(c);
+}
+
+static bool hit_by_stat(const Sample *s, const CacheStat *now)
+{
+    Cache *c = cache_open(dir);
+    assert_non_null(c);
+    CachedResult r;
+    bool hit = cache_load_stat(c, s->key.source, now, &r);
+    if (hit) {
+        assert_int_equal(r.out_len, strlen(s->out));
+        assert_memory_equal(r.out, s->out, r.out_len);
+    }
+    cache_close(c);
+    return hit;
+}
+
+/* An old stamp stands for the bytes; any field that moved, or another
+ * path's source, is a miss (the file is read and hashed). */
+static void test_stamp_stands_for_bytes(void **state)
+{
+    (void)state;
+    Sample s[2];
+    samples_in_one_pack(s, 2, OUTS);
+    CacheStat old = stat_aged(60);
+    store_stamped(&s[0], &old);
+    assert_true(hit_by_stat(&s[0], &old));
+    assert_false(hit_by_stat(&s[1], &old));   /* another path */
+    CacheStat moved[5] = {old, old, old, old, old};
+    moved[0].dev++;
+    moved[1].ino++;
+    moved[2].size++;
+    moved[3].mtime_ns++;   /* one nanosecond */
+    moved[4].ctime_ns++;   /* an edit whose mtime was put back: ctime still moves */
+    for (int i = 0; i < 5; i++)
+        assert_false(hit_by_stat(&s[0], &moved[i]));
+    assert_int_equal(hits(s, 1, NULL), 1);   /* the bytes' key still hits */
+}
+
+/* Racy: a file changed less than CACHE_RACY_NS before the run could change
+ * again in the same timestamp tick without moving its stamp: such a stamp
+ * is never trusted, whichever of mtime and ctime is recent. */
+static void test_racy_stamp_not_trusted(void **state)
+{
+    (void)state;
+    Sample s[1];
+    samples_in_one_pack(s, 1, OUTS);
+    CacheStat recent = stat_aged(1), half = stat_aged(60);   /* 1 s: inside the 2 s margin */
+    half.ctime_ns = recent.ctime_ns;   /* mtime restored to an old one, ctime now */
+    CacheStat both[2] = {recent, half};
+    for (int i = 0; i < 2; i++) {
+        store_stamped(&s[0], &both[i]);
+        assert_false(hit_by_stat(&s[0], &both[i]));
+        assert_int_equal(hits(s, 1, NULL), 1);   /* read and hashed: still a hit */
+    }
+}
+
+/* A touched but unchanged file hits by its bytes, and the hit stores the
+ * new stamp when its pack is rewritten for a new entry anyway: the next run
+ * needs no read. A run of hits alone leaves the pack as it was (byte for
+ * byte), and a racy new stamp is never stored. */
+static void test_touched_file_restamped(void **state)
+{
+    (void)state;
+    Sample s[2];
+    samples_in_one_pack(s, 2, OUTS);
+    CacheStat before = stat_aged(120), touched = stat_aged(60), racy = stat_aged(1);
+    store_stamped(&s[0], &before);
+    char path[96];
+    pack_path(path, sizeof path, shard_of(&s[0].key));
+    size_t n0, n1;
+    char *pack0 = slurp(path, &n0);
+    Cache *c = cache_open(dir);
+    CachedResult r;
+    assert_true(cache_load(c, &s[0].key, &touched, &r));   /* hits only: no rewrite */
+    cache_close(c);
+    char *pack1 = slurp(path, &n1);
+    assert_int_equal(n0, n1);
+    assert_memory_equal(pack0, pack1, n0);
+    assert_true(hit_by_stat(&s[0], &before));
+    c = cache_open(dir);
+    assert_true(cache_load(c, &s[0].key, &racy, &r));
+    CachedResult other = result_of(&s[1], 1);
+    cache_store(c, &s[1].key, &other);   /* the pack is rewritten */
+    cache_close(c);
+    assert_false(hit_by_stat(&s[0], &racy));
+    assert_true(hit_by_stat(&s[0], &before));   /* the racy stamp did not replace it */
+    c = cache_open(dir);
+    assert_true(cache_load(c, &s[0].key, &touched, &r));
+    cache_store(c, &s[1].key, &other);
+    cache_close(c);
+    assert_true(hit_by_stat(&s[0], &touched));
+    assert_false(hit_by_stat(&s[0], &before));
+    free(pack0);
+    free(pack1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_round_trip, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(test_stamp_stands_for_bytes, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(test_racy_stamp_not_trusted, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(test_touched_file_restamped, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_cut_at_every_length, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_every_byte_flipped, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_entries_swapped, make_dir, remove_dir),
