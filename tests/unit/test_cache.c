@@ -283,6 +283,19 @@ static void test_entries_swapped(void **state)
 
 /* Each check of the head on its own: the checksum resealed, so that only
  * the field in question is wrong. */
+/* The pack with `len` bytes at `at` replaced (b: room for a copy of it),
+ * resealed so that only the change can make it untrusted: none of the three
+ * samples may hit. */
+static void assert_tampered_misses(Sample *s, const char *path, const char *pack, char *b, size_t n,
+                                   size_t at, const void *bytes, size_t len)
+{
+    memcpy(b, pack, n);
+    memcpy(b + at, bytes, len);
+    reseal(b, n);
+    spill(path, b, n);
+    assert_int_equal(hits(s, 3, NULL), 0);
+}
+
 static void test_foreign_packs(void **state)
 {
     (void)state;
@@ -305,13 +318,8 @@ static void test_foreign_packs(void **state)
     reseal(b, n);
     spill(path, b, n);
     assert_int_equal(hits(s, 3, NULL), 3);   /* resealing alone changes nothing */
-    for (size_t i = 0; i < sizeof change / sizeof *change; i++) {
-        memcpy(b, pack, n);
-        memcpy(b + change[i].at, change[i].bytes, change[i].len);
-        reseal(b, n);
-        spill(path, b, n);
-        assert_int_equal(hits(s, 3, NULL), 0);
-    }
+    for (size_t i = 0; i < sizeof change / sizeof *change; i++)
+        assert_tampered_misses(s, path, pack, b, n, change[i].at, change[i].bytes, change[i].len);
     free(b);
     free(pack);
 }
@@ -333,13 +341,8 @@ static void test_slots_outside(void **state)
     size_t at = HEAD + (size_t)slot_of(pack, &s[2], &o, &z) * SLOT + SLOT_OFFSET;
     const uint64_t bad[][2] = {{n, z}, {o + 4, z}, {HEAD, z}, {o, n}, {o, UINT64_MAX},
                                {UINT64_MAX - 7, 16}, {o, 8}};
-    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        memcpy(b, pack, n);
-        memcpy(b + at, bad[i], 16);
-        reseal(b, n);
-        spill(path, b, n);
-        assert_int_equal(hits(s, 3, NULL), 0);
-    }
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        assert_tampered_misses(s, path, pack, b, n, at, bad[i], 16);
     free(b);
     free(pack);
 }
