@@ -27,6 +27,20 @@ static void free_adopted(Arena *a)
     a->adopted = NULL;
 }
 
+enum { ARENA_IDS_BLOCK = 16 * 1024 };   /* ids per block */
+
+uint32_t *arena_ids(Arena *a, ArenaIds *p, uint32_t n)
+{
+    if ((size_t)(p->end - p->cur) < n) {
+        uint32_t block = n > ARENA_IDS_BLOCK ? n : ARENA_IDS_BLOCK;
+        p->cur = arena_alloc(a, (size_t)block * sizeof *p->cur);
+        p->end = p->cur + block;
+    }
+    uint32_t *at = p->cur;
+    p->cur += n;
+    return at;
+}
+
 void *arena_adopt(Arena *a, void *p)
 {
     ArenaAdopted *d = arena_alloc(a, sizeof *d);

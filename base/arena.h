@@ -26,6 +26,13 @@ void *arena_zalloc(Arena *a, size_t size);           /* zeroed */
 void *arena_copy(Arena *a, const void *src, size_t size);
 char *arena_strndup(Arena *a, const char *s, size_t n);
 char *arena_printf(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Short lists of 32-bit ids (a node's children, a value's operands) packed
+ * back to back in blocks of the arena: arena_alloc rounds every allocation up
+ * to 16 bytes, and most such lists hold one to three. Room for n ids, stable
+ * once returned; a list reserved first may be filled after later ones. */
+typedef struct ArenaIds { uint32_t *cur, *end; } ArenaIds;
+uint32_t *arena_ids(Arena *a, ArenaIds *p, uint32_t n);
+
 /* Hands a malloc'ed block to the arena, which frees it with everything else:
  * a large array built by realloc joins the arena without a copy (a copy would
  * hold both at once). Returns p. */

@@ -59,8 +59,8 @@ static AVal *kw(const KwReader *k, const char *name)
 {
     if (k->given)
         return obj_get(k->given, name);
-    for (uint32_t i = 1; ir_kwnames(k->call) && i < k->call->nargs; i++)
-        if (ir_kwnames(k->call)[i] && strcmp(str_of(k->r, ir_kwnames(k->call)[i]), name) == 0)
+    for (uint32_t i = 1; i < k->call->nargs; i++)
+        if (ir_kwname(k->call, i) && strcmp(str_of(k->r, ir_kwname(k->call, i)), name) == 0)
             return interp_eval(k->in, k->fi, k->call->args[i]);
     return NULL;
 }

@@ -1764,7 +1764,7 @@ static void call_args(Interp *in, Frame *fr, const IrValue *x, Args *a)
             }
             continue;
         }
-        a->kw[a->n] = ir_kwnames(x) && ir_kwnames(x)[i] ? in_name(in, ir_kwnames(x)[i]) : NULL;
+        a->kw[a->n] = ir_kwname(x, i) ? in_name(in, ir_kwname(x, i)) : NULL;
         a->v[a->n++] = v;
     }
 }
@@ -2192,12 +2192,12 @@ static uint32_t registered_key(Interp *in, uint32_t name)
         const IrFunction *g = &in->ir->funcs.v[fi];
         for (uint32_t i = 1; i < g->values.n; i++) {
             const IrValue *c = &g->values.v[i];
-            if (c->op != IR_CALL || !ir_kwnames(c) || g->values.v[c->args[0]].op != IR_ATTR ||
+            if (c->op != IR_CALL || g->values.v[c->args[0]].op != IR_ATTR ||
                 strcmp(in_name(in, g->values.v[c->args[0]].name), "set_defaults") != 0)
                 continue;
             for (uint32_t k = 1; k < c->nargs; k++)
-                if (ir_kwnames(c)[k] && names_function(in, g, c->args[k], name))
-                    return ir_kwnames(c)[k];
+                if (ir_kwname(c, k) && names_function(in, g, c->args[k], name))
+                    return ir_kwname(c, k);
         }
     }
     return 0;

@@ -77,7 +77,7 @@ static bool placing_call(Syntax *s, const IrFunction *f, const IrValue *v)
     if (callee->op == IR_ATTR && intern_is(&s->names, callee->name, "cuda"))
         return true;
     for (uint32_t i = 1; i < v->nargs; i++) {
-        uint32_t kw = ir_kwnames(v) ? ir_kwnames(v)[i] : 0;
+        uint32_t kw = ir_kwname(v, i);
         bool device = kw ? intern_is(&s->names, kw, "device") || intern_is(&s->names, kw, "device_ids") ||
                                intern_is(&s->names, kw, "output_device")
                          : to;

@@ -141,7 +141,7 @@ static ValueId optimizer_params_arg(Syntax *s, const IrValue *v)
 {
     for (uint32_t i = 1; i < v->nargs; i++) {
         uint32_t len;
-        const char *k = ir_kwnames(v) && ir_kwnames(v)[i] ? intern_str(&s->names, ir_kwnames(v)[i], &len) : NULL;
+        const char *k = ir_kwname(v, i) ? intern_str(&s->names, ir_kwname(v, i), &len) : NULL;
         if (!k || (len == 6 && memcmp(k, "params", 6) == 0))
             return v->args[i];
     }

@@ -57,8 +57,8 @@ static void dump_value(const Ir *ir, const IrFunction *f, ValueId id, Buf *b)
         buf_printf(b, " fn%u", v->index);
     for (uint32_t i = 0; i < v->nargs; i++) {
         buf_puts(b, i ? ", " : " (");
-        if (ir_kwnames(v) && ir_kwnames(v)[i]) {
-            put_name(b, S, ir_kwnames(v)[i]);
+        if (ir_kwname(v, i)) {
+            put_name(b, S, ir_kwname(v, i));
             buf_putc(b, '=');
         }
         buf_printf(b, "%%%u", v->args[i]);

@@ -290,7 +290,7 @@ static void note_call(Facts *F, const IrFunction *f, const IrValue *call, int fi
     uint32_t pos = (uint32_t)skip_self;
     for (uint32_t a = 1; a < call->nargs; a++) {
         uint32_t slot = UINT32_MAX;
-        uint32_t kw = ir_kwnames(call) ? ir_kwnames(call)[a] : 0;
+        uint32_t kw = ir_kwname(call, a);
         if (kw) {
             for (uint32_t p = 0; p < g->params.n; p++)
                 if (g->values.v[g->params.v[p]].name == kw)
@@ -353,7 +353,7 @@ static ValueId positional_arg(const Syntax *S, const IrValue *call, uint32_t k)
     if (!args || args->kind != N_ARGUMENTS || starred_up_to(S, node_kid_id(S, &S->nodes[call->node], 1), k))
         return 0;
     for (uint32_t i = 1; i <= 1 + k; i++)
-        if (ir_kwnames(call) && ir_kwnames(call)[i])
+        if (ir_kwname(call, i))
             return 0;
     return call->args[1 + k];
 }
@@ -411,8 +411,8 @@ static bool deepspeed_element(Facts *F, const IrFunction *f, const IrValue *call
         join_add(out, &x, 0);
         return true;
     }
-    for (uint32_t i = 1; ir_kwnames(call) && i < call->nargs; i++)
-        if (ir_kwnames(call)[i] && str_is(F->S, ir_kwnames(call)[i], "model")) {
+    for (uint32_t i = 1; i < call->nargs; i++)
+        if (ir_kwname(call, i) && str_is(F->S, ir_kwname(call, i), "model")) {
             IrValue x = *val(f, call->args[i]);
             x.roles |= ROLE_MODEL;
             join_add(out, &x, x.cls);
@@ -544,8 +544,8 @@ static const char *const model_copies[] = {
 static const IrValue *wrapped_model(const Syntax *S, const IrFunction *f, const IrValue *v)
 {
     ValueId a = positional_arg(S, v, 0);
-    for (uint32_t i = 1; !a && ir_kwnames(v) && i < v->nargs; i++)
-        if (ir_kwnames(v)[i] && (str_is(S, ir_kwnames(v)[i], "module") || str_is(S, ir_kwnames(v)[i], "model")))
+    for (uint32_t i = 1; !a && i < v->nargs; i++)
+        if (ir_kwname(v, i) && (str_is(S, ir_kwname(v, i), "module") || str_is(S, ir_kwname(v, i), "model")))
             a = v->args[i];
     return a ? val(f, a) : NULL;
 }
@@ -736,7 +736,7 @@ static void facts_of_qualified_call(Facts *F, const IrFunction *f, IrValue *v, c
     case QK_CREATOR: {
         bool grad = false;
         for (uint32_t i = 1; i < v->nargs; i++)
-            if (ir_kwnames(v) && ir_kwnames(v)[i] && str_is(S, ir_kwnames(v)[i], "requires_grad"))
+            if (ir_kwname(v, i) && str_is(S, ir_kwname(v, i), "requires_grad"))
                 grad = val(f, v->args[i])->op == IR_CONST &&
                        S->toks.v[S->nodes[val(f, v->args[i])->node].first_tok].kind == T_KW_TRUE;
         set(v, grad ? ATT_ATTACHED : ATT_DETACHED, 0);
@@ -916,7 +916,7 @@ ValueId ir_call_argument(const IrValue *v, const IrFunction *g, uint32_t skip_se
         return 0;
     uint32_t pos = skip_self, pname = g->values.v[g->params.v[slot]].name;
     for (uint32_t a = 1; a < v->nargs; a++) {
-        uint32_t kw = ir_kwnames(v) ? ir_kwnames(v)[a] : 0;
+        uint32_t kw = ir_kwname(v, a);
         if (kw ? kw == pname : pos++ == slot)
             return v->args[a];
     }

@@ -54,7 +54,7 @@ typedef struct Lowerer {
     Arena *A;
     Arena *T;                     /* lowering's own scratch: name sets, incomplete phis,
                                      work stacks; freed when the file is lowered */
-    uint32_t *ids_cur, *ids_end;  /* where values' operand lists are packed */
+    ArenaIds ids;                 /* where values' operand lists are packed */
     FnState *fs;
     int class_index;              /* class whose body is being lowered, or -1 */
     uint32_t comp_counter;
@@ -85,10 +85,6 @@ void ir_block_push(IrFunction *f, const IrBlock *b);
 void ir_end_scope(Lowerer *L, FnState *fs, FnState *outer);
 
 /* lower.c */
-/* Room for n 32-bit ids (operands, keyword names) in the arena, packed back
- * to back with the lists before it: the arena rounds each allocation up to
- * 16 bytes, and most lists hold one or two. Stable once returned. */
-uint32_t *ir_pack_reserve(Lowerer *L, uint32_t n);
 ValueId ir_new_value(Lowerer *L, IrOp op, uint32_t node, BlockId b);
 ValueId ir_emit(Lowerer *L, IrOp op, uint32_t node);
 ValueId ir_emit1(Lowerer *L, IrOp op, uint32_t node, ValueId a);

@@ -20,7 +20,7 @@ typedef uint32_t BlockId;
     X(PARAM)     /* function parameter: name */ \
     X(GLOBAL)    /* a module-level name or builtin: name; qual if resolved */ \
     X(PHI)       /* args: one per predecessor, in block pred order */ \
-    X(CALL)      /* args[0] callee, then positional args; kwnames[i] names keyword args */ \
+    X(CALL)      /* args[0] callee, then positional args; ir_kwname(v, i) names keyword args */ \
     X(ATTR)      /* args[0].name */ \
     X(SUBSCR)    /* args[0][args[1]] */ \
     X(BINOP)     /* node is the operator expression */ \
@@ -103,18 +103,18 @@ typedef struct IrValue {
                               (function + 1) << 20 | value, or 0 */
     uint32_t nargs;
     BlockId block;
-    ValueId *args;         /* a CALL's keyword names follow them: ir_kwnames */
+    ValueId *args;         /* a CALL's keyword names follow them: ir_kwname */
 } IrValue;
 _Static_assert(IR__COUNT <= 256 && ATT_MAYBE < 4 && GRAD_UNKNOWN < 4 && IRV_MODULE_USE < 16 &&
                    ROLE_MODE_DEP < (1 << 16),
                "IrValue's small fields hold every op, attach state, grad mode, flag and role");
 _Static_assert(sizeof(IrValue) == 48, "IrValue stays 48 bytes");
 
-/* A CALL's keyword names, one per argument (0: positional, or the callee),
- * stored right after its arguments; NULL for any other value. */
-static inline const uint32_t *ir_kwnames(const IrValue *v)
+/* The keyword name of argument i: a CALL's, one per argument, are stored
+ * right after its arguments (0: positional, or the callee, or not a CALL). */
+static inline uint32_t ir_kwname(const IrValue *v, uint32_t i)
 {
-    return v->op == IR_CALL ? v->args + v->nargs : NULL;
+    return v->op == IR_CALL ? v->args[v->nargs + i] : 0;
 }
 
 typedef struct IrBlock {

@@ -7,12 +7,7 @@
 
 static IrFunction *fn(Lowerer *L) { return &L->ir->funcs.v[L->fs->fn]; }
 
-/* While its function is lowered, the values live in a malloc'ed array that
- * doubles by realloc; ir_end_scope moves them into the arena at their exact
- * count. Doubling inside the arena would leave every outgrown copy behind:
- * about as much again as the values themselves (64 bytes each, a million in
- * a 10 MB module). Doubles the room of f's values. */
-/* One doubling by realloc, starting at `first` elements. */
+/* One doubling by realloc, starting at `first` elements (internal.h). */
 void *ir_heap_grow(void *v, uint32_t *cap, uint32_t first, size_t elem)
 {
     *cap = *cap ? *cap * 2 : first;
@@ -41,10 +36,6 @@ void ir_values_reserve(IrFunction *f)
 {
     f->values.v = ir_heap_grow(f->values.v, &f->values.cap, 16, sizeof *f->values.v);
 }
-
-/* A block's values, predecessors and successors, malloc'ed the same way
- * (most hold one or two, so arena doubling from 16 would cost a block about
- * 190 bytes). */
 
 /* The blocks too: most functions have a few (arena doubling from 16 would
  * reserve 1 KB for each). */
@@ -78,23 +69,9 @@ static ValueId emit(Lowerer *L, IrOp op, uint32_t node)
     return id;
 }
 
-enum { PACK_BLOCK = 16 * 1024 };   /* ids per block */
-
-uint32_t *ir_pack_reserve(Lowerer *L, uint32_t n)
-{
-    if ((size_t)(L->ids_end - L->ids_cur) < n) {
-        uint32_t block = n > PACK_BLOCK ? n : PACK_BLOCK;
-        L->ids_cur = arena_alloc(L->A, (size_t)block * sizeof *L->ids_cur);
-        L->ids_end = L->ids_cur + block;
-    }
-    uint32_t *p = L->ids_cur;
-    L->ids_cur += n;
-    return p;
-}
-
 static void set_args(Lowerer *L, ValueId v, const ValueId *args, uint32_t n)
 {
-    ValueId *packed = n ? ir_pack_reserve(L, n) : NULL;
+    ValueId *packed = n ? arena_ids(L->A, &L->ids, n) : NULL;
     if (n)
         memcpy(packed, args, n * sizeof *args);
     IrValue *x = &fn(L)->values.v[v];
@@ -307,7 +284,7 @@ static ValueId add_phi_operands(Lowerer *L, uint64_t var, ValueId phi)
     IrFunction *f = fn(L);
     BlockId b = f->values.v[phi].block;
     uint32_t n = f->blocks.v[b].preds.n;
-    ValueId *ops = n ? ir_pack_reserve(L, n) : NULL;
+    ValueId *ops = n ? arena_ids(L->A, &L->ids, n) : NULL;
     for (uint32_t i = 0; i < n; i++)
         ops[i] = read_var(L, var, fn(L)->blocks.v[b].preds.v[i]);
     f = fn(L);
@@ -533,7 +510,7 @@ static ValueId lower_kids(Lowerer *L, uint32_t id, IrOp op)
 {
     const Node *n = syn_node(L->S, id);
     uint32_t k = node_nkids(L->S, n), i = 0;
-    ValueId *args = k ? ir_pack_reserve(L, k) : NULL;   /* reserved now: kids lower nested lists */
+    ValueId *args = k ? arena_ids(L->A, &L->ids, k) : NULL;   /* reserved now: kids lower nested lists */
     FOR_EACH_KID(n, kid)
         args[i++] = lower_expr(L, kid);
     ValueId v = emit(L, op, id);
@@ -546,7 +523,7 @@ static ValueId lower_call(Lowerer *L, uint32_t id, ValueId callee)
 {
     uint32_t argid = node_kid_id(L->S, syn_node(L->S, id), 1);
     uint32_t k = argid == UINT32_MAX ? 0 : node_nkids(L->S, syn_node(L->S, argid));
-    ValueId *args = ir_pack_reserve(L, 2 * (k + 1));   /* the keyword names follow: ir_kwnames */
+    ValueId *args = arena_ids(L->A, &L->ids, 2 * (k + 1));   /* the keyword names follow: ir_kwname */
     uint32_t *kw = args + k + 1;
     memset(kw, 0, (k + 1) * sizeof *kw);
     args[0] = callee;

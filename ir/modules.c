@@ -160,8 +160,8 @@ static bool frozen_flag(const Scan *s, const IrFunction *f, ValueId v)
 static bool frozen_parameter(const Scan *s, const IrFunction *f, const IrValue *call)
 {
     for (uint32_t a = 2; a < call->nargs; a++) {
-        bool kw = ir_kwnames(call) && ir_kwnames(call)[a];
-        if (kw && !name_is(s, ir_kwnames(call)[a], "requires_grad"))
+        bool kw = ir_kwname(call, a);
+        if (kw && !name_is(s, ir_kwname(call, a), "requires_grad"))
             continue;
         return frozen_flag(s, f, call->args[a]);
     }

@@ -70,8 +70,8 @@ static bool text_has(const Walk *w, uint32_t node, const char *s)
 /* The keyword argument `kw` of a call, or 0. */
 static ValueId kwarg(const Walk *w, const IrValue *call, const char *kw)
 {
-    for (uint32_t i = 1; ir_kwnames(call) && i < call->nargs; i++)
-        if (ir_kwnames(call)[i] && is(w, ir_kwnames(call)[i], kw))
+    for (uint32_t i = 1; i < call->nargs; i++)
+        if (ir_kwname(call, i) && is(w, ir_kwname(call, i), kw))
             return call->args[i];
     return 0;
 }
@@ -80,7 +80,7 @@ static ValueId kwarg(const Walk *w, const IrValue *call, const char *kw)
 static ValueId posarg(const IrValue *call, uint32_t k)
 {
     for (uint32_t i = 1; i < call->nargs; i++)
-        if (!ir_kwnames(call) || !ir_kwnames(call)[i]) {
+        if (!ir_kwname(call, i)) {
             if (k == 0)
                 return call->args[i];
             k--;
@@ -463,8 +463,8 @@ static const char *const training_arguments[] = {
  * literal leaves the precision unknown. */
 static void collect_precision_flags(Walk *w, const IrValue *v)
 {
-    for (uint32_t i = 1; ir_kwnames(v) && i < v->nargs; i++) {
-        uint32_t kw = ir_kwnames(v)[i];
+    for (uint32_t i = 1; i < v->nargs; i++) {
+        uint32_t kw = ir_kwname(v, i);
         if (!kw || (!is(w, kw, "bf16") && !is(w, kw, "fp16")))
             continue;
         GradValue b = bool_value(w, val(w->f, v->args[i]));

@@ -198,13 +198,16 @@ uint32_t module_import_qual(Lowerer *L, uint32_t name)
     return 0;
 }
 
-static void put_import(uint32_t (*map)[2], uint32_t mask, uint32_t name, uint32_t qual)
+/* Sets name's slot; true if the name is new to the map. */
+static bool put_import(uint32_t (*map)[2], uint32_t mask, uint32_t name, uint32_t qual)
 {
     uint32_t i = import_slot(name, mask);
     while (map[i][0] && map[i][0] != name)
         i = (i + 1) & mask;
+    bool added = !map[i][0];
     map[i][0] = name;
     map[i][1] = qual;
+    return added;
 }
 
 static void note_module_import(Lowerer *L, uint32_t name, uint32_t qual)
@@ -223,9 +226,7 @@ static void note_module_import(Lowerer *L, uint32_t name, uint32_t qual)
         L->import_map = grown;
         L->import_mask = size - 1;
     }
-    if (!module_import_qual(L, name))
-        L->nimports++;
-    put_import(L->import_map, L->import_mask, name, qual);
+    L->nimports += put_import(L->import_map, L->import_mask, name, qual);
 }
 
 void module_record_def(Lowerer *L, uint32_t name, ValueId v)

@@ -42,30 +42,14 @@ static bool elem_empty(const Parser *P, Elem e)
     return !elem_is_token(e) && P->nodes.v[e].first_tok == P->nodes.v[e].end_tok;
 }
 
-enum { KIDS_BLOCK = 16 * 1024 };   /* children per block */
-
-/* A node's children, packed back to back in blocks of the arena: arena_copy
- * would round every list up to 16 bytes, and most lists hold one to three. */
-static Elem *pack_kids(Parser *P, const Elem *kids, uint32_t n)
-{
-    if ((size_t)(P->kids_end - P->kids_cur) < n) {
-        uint32_t block = n > KIDS_BLOCK ? n : KIDS_BLOCK;
-        P->kids_cur = arena_alloc(P->S->arena, block * sizeof(Elem));
-        P->kids_end = P->kids_cur + block;
-    }
-    Elem *p = P->kids_cur;
-    memcpy(p, kids, n * sizeof(Elem));
-    P->kids_cur += n;
-    return p;
-}
-
 /* The node's token range runs from its first to its last non-empty child; a
  * node made only of empty children (missing expressions) sits at the cursor. */
 uint32_t finish(Parser *P, NodeKind kind, uint32_t m)
 {
     Node n = {(uint16_t)kind, 0, P->stack.n - m, NULL, P->pos, P->pos};
     if (n.nkids) {
-        n.kids = pack_kids(P, P->stack.v + m, n.nkids);
+        n.kids = memcpy(arena_ids(P->S->arena, &P->kids, n.nkids), P->stack.v + m,
+                        n.nkids * sizeof(Elem));
         uint32_t lo = 0, hi = n.nkids;
         while (lo < n.nkids && elem_empty(P, n.kids[lo]))
             lo++;

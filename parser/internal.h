@@ -15,7 +15,7 @@ typedef struct Parser {
     uint32_t pos, ntok;
     ARENA_VEC(Node) nodes;
     ARENA_VEC(Elem) stack;
-    Elem *kids_cur, *kids_end;   /* where the next node's children are packed */
+    ArenaIds kids;               /* where nodes' children are packed */
     int depth;
     bool stmt_error;      /* one diagnostic per statement: later ones are noise */
     bool too_deep;

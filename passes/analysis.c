@@ -208,9 +208,9 @@ static void detect_cuda(Analysis *an)
             ValueId r;
             if (an_method_call(f, v, an->n_cuda, &r))
                 an->uses_cuda = true;
-            if (v->op == IR_CALL && v->nargs && ir_kwnames(v))
+            if (v->op == IR_CALL)
                 for (uint32_t a = 1; a < v->nargs; a++)
-                    if (ir_kwnames(v)[a] == an->n_non_blocking)
+                    if (ir_kwname(v, a) == an->n_non_blocking)
                         an->non_blocking = true;
             bool to = an_method_call(f, v, an->n_to, &r);
             bool dev = v->op == IR_CALL && v->nargs &&

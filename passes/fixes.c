@@ -260,8 +260,8 @@ static bool tensor_value(RuleCtx *c, const IrFunction *f, ValueId v, int depth);
 
 static bool has_keyword(RuleCtx *c, const IrValue *v, const char *kw)
 {
-    for (uint32_t i = 1; ir_kwnames(v) && i < v->nargs; i++)
-        if (name_is(c->S, ir_kwnames(v)[i], kw))
+    for (uint32_t i = 1; i < v->nargs; i++)
+        if (name_is(c->S, ir_kwname(v, i), kw))
             return true;
     return false;
 }

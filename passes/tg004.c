@@ -8,8 +8,8 @@
 /* The keyword argument `name` of a call, or 0. */
 static ValueId kwarg(const IrValue *v, uint32_t name)
 {
-    for (uint32_t i = 1; ir_kwnames(v) && i < v->nargs; i++)
-        if (ir_kwnames(v)[i] == name)
+    for (uint32_t i = 1; i < v->nargs; i++)
+        if (ir_kwname(v, i) == name)
             return v->args[i];
     return 0;
 }
@@ -51,7 +51,7 @@ static int64_t workers_in_mapping(RuleCtx *c, const IrFunction *f, ValueId m)
     if (x->op == IR_CALL && x->nargs &&
         an_qual_is(c->an, f->values.v[x->args[0]].qual, "builtins.dict")) {
         for (uint32_t i = 1; i < x->nargs; i++)
-            if (!ir_kwnames(x) || !ir_kwnames(x)[i])
+            if (!ir_kwname(x, i))
                 return SPLAT_SILENT;   /* dict(other) or dict(**other) */
         ValueId w = kwarg(x, c->an->n_num_workers);
         return w;
@@ -129,7 +129,7 @@ static bool feeds_training(const Analysis *an, uint32_t origin)
  * batch costs indexing and stacking only (RULES: a note at most). */
 static bool in_memory_tensors(const Analysis *an, const IrFunction *f, const IrValue *loader)
 {
-    if (loader->nargs < 2 || (ir_kwnames(loader) && ir_kwnames(loader)[1]))
+    if (loader->nargs < 2 || (ir_kwname(loader, 1)))
         return false;
     const IrValue *ds = &f->values.v[ir_resolve(f, loader->args[1])];
     return ds->op == IR_CALL && ds->nargs &&
@@ -140,7 +140,7 @@ static bool in_memory_tensors(const Analysis *an, const IrFunction *f, const IrV
 /* A dataset of tensors already on the GPU: DataLoader(TensorDataset(x.cuda(), ...)). */
 static bool dataset_on_device(const IrFunction *f, const IrValue *loader)
 {
-    if (loader->nargs < 2 || (ir_kwnames(loader) && ir_kwnames(loader)[1]))
+    if (loader->nargs < 2 || (ir_kwname(loader, 1)))
         return false;
     const IrValue *ds = &f->values.v[ir_resolve(f, loader->args[1])];
     if (ds->op != IR_CALL)

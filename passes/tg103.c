@@ -199,7 +199,7 @@ static void check_trainer(RuleCtx *c, const ParamFacts *P, uint32_t fn, ValueId 
     ValueId model = 0;
     bool own_optimizer = false, peft_config = false;
     for (uint32_t a = 1; a < v->nargs; a++) {
-        uint32_t kw = ir_kwnames(v) ? ir_kwnames(v)[a] : 0;
+        uint32_t kw = ir_kwname(v, a);
         if (kw && intern_is(&c->S->names, kw, "model"))
             model = v->args[a];
         own_optimizer |= kw && intern_is(&c->S->names, kw, "optimizers");

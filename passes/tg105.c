@@ -48,8 +48,8 @@ static int64_t literal_int(const RuleCtx *c, const IrFunction *f, ValueId x)
 
 static ValueId kwarg(const RuleCtx *c, const IrValue *call, const char *kw)
 {
-    for (uint32_t i = 1; ir_kwnames(call) && i < call->nargs; i++)
-        if (ir_kwnames(call)[i] && intern_is(&c->S->names, ir_kwnames(call)[i], kw))
+    for (uint32_t i = 1; i < call->nargs; i++)
+        if (ir_kwname(call, i) && intern_is(&c->S->names, ir_kwname(call, i), kw))
             return call->args[i];
     return 0;
 }
@@ -134,7 +134,7 @@ static bool plain_config(const RuleCtx *c, const IrValue *lc)
     static const char *const plain[] = {"r", "target_modules", "lora_alpha", "lora_dropout",
                                         "task_type", "bias", "inference_mode", NULL};
     for (uint32_t i = 1; i < lc->nargs; i++) {
-        uint32_t kw = ir_kwnames(lc) ? ir_kwnames(lc)[i] : 0;
+        uint32_t kw = ir_kwname(lc, i);
         bool ok = false;
         for (const char *const *p = plain; kw && *p && !ok; p++)
             ok = intern_is(&c->S->names, kw, *p);
@@ -150,7 +150,7 @@ static void check_wrap(RuleCtx *c, const ModelEvent *e)
     const IrValue *wrap = &f->values.v[e->at];
     if (wrap->op != IR_CALL || !intern_is(&c->S->names, f->values.v[wrap->args[0]].qual, "peft.get_peft_model"))
         return;
-    ValueId cfg = wrap->nargs >= 3 && !(ir_kwnames(wrap) && ir_kwnames(wrap)[2]) ? wrap->args[2]
+    ValueId cfg = wrap->nargs >= 3 && !ir_kwname(wrap, 2) ? wrap->args[2]
                                                                            : kwarg(c, wrap, "peft_config");
     const IrValue *lc = cfg ? &f->values.v[ir_resolve(f, cfg)] : NULL;
     if (!lc || lc->op != IR_CALL || !intern_is(&c->S->names, f->values.v[lc->args[0]].qual, "peft.LoraConfig"))

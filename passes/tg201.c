@@ -112,7 +112,7 @@ static void calls_unwrapped(RuleCtx *c, const IrFunction *f)
     for (uint32_t w = 1; w < f->values.n; w++) {
         const IrValue *wrap = &f->values.v[w];
         if (wrap->op != IR_CALL || wrap->nargs < 2 || !is_wrapper(an, f, wrap) ||
-            (ir_kwnames(wrap) && ir_kwnames(wrap)[1]))
+            (ir_kwname(wrap, 1)))
             continue;
         ValueId inner = ir_resolve(f, wrap->args[1]);
         const IrValue *in = &f->values.v[inner];

@@ -74,8 +74,8 @@ static bool shuffles(const Analysis *an, const IrFunction *f, ValueId v)
         return s && g->values.v[ir_resolve(g, s)].op == IR_CALL && shuffles(an, g, s);
     }
     for (uint32_t a = 1; a < x->nargs; a++)
-        if (ir_kwnames(x) && ir_kwnames(x)[a] &&
-            intern_is(&an->S->names, ir_kwnames(x)[a], "shuffle")) {
+        if (ir_kwname(x, a) &&
+            intern_is(&an->S->names, ir_kwname(x, a), "shuffle")) {
             const IrValue *s = &f->values.v[x->args[a]];
             if (s->op != IR_CONST)
                 return false;   /* decided at run time: maybe off */
@@ -181,7 +181,7 @@ static void set_epoch_fix(RuleCtx *c, Finding *fd, const EpochLoop *el, uint32_t
 static uint32_t sampler_arg(const Analysis *an, const IrValue *v)
 {
     for (uint32_t a = 1; a < v->nargs; a++)
-        if (ir_kwnames(v) && ir_kwnames(v)[a] && intern_is(&an->S->names, ir_kwnames(v)[a], "sampler"))
+        if (ir_kwname(v, a) && intern_is(&an->S->names, ir_kwname(v, a), "sampler"))
             return a;
     return 0;
 }

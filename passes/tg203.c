@@ -63,11 +63,11 @@ static unsigned literal_batch(const RuleCtx *c)
         const IrFunction *f = &c->ir->funcs.v[fi];
         for (uint32_t i = 1; i < f->values.n; i++) {
             const IrValue *v = &f->values.v[i];
-            if (v->op != IR_CALL || !(v->roles & ROLE_LOADER) || !ir_kwnames(v))
+            if (v->op != IR_CALL || !(v->roles & ROLE_LOADER))
                 continue;
             for (uint32_t a = 1; a < v->nargs; a++) {
                 const IrValue *b = &f->values.v[v->args[a]];
-                if (!ir_kwnames(v)[a] || !intern_is(&c->S->names, ir_kwnames(v)[a], "batch_size") ||
+                if (!ir_kwname(v, a) || !intern_is(&c->S->names, ir_kwname(v, a), "batch_size") ||
                     b->op != IR_CONST || c->S->nodes[b->node].kind != N_NUMBER)
                     continue;
                 const Node *n = &c->S->nodes[b->node];
@@ -92,7 +92,7 @@ void rule_tg203(RuleCtx *c)
             continue;   /* unit tests provoke DDP's failure modes on purpose */
         for (uint32_t i = 1; i < f->values.n; i++) {
             const IrValue *v = &f->values.v[i];
-            if (!is_ddp(an, f, v) || (ir_kwnames(v) && ir_kwnames(v)[1]))
+            if (!is_ddp(an, f, v) || (ir_kwname(v, 1)))
                 continue;
             const IrValue *m = &f->values.v[ir_resolve(f, v->args[1])];
             if (!m->cls || !has_batchnorm(c, m->cls, 0) || syncs_batchnorm(c))

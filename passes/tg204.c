@@ -137,15 +137,15 @@ void rule_tg204(RuleCtx *c)
                 continue;
             bool find_unused = false;   /* =True, or a value pfc cannot read */
             for (uint32_t a = 1; a < v->nargs; a++)
-                if (ir_kwnames(v) && ir_kwnames(v)[a] &&
-                    (intern_is(&c->S->names, ir_kwnames(v)[a], "find_unused_parameters") ||
-                     intern_is(&c->S->names, ir_kwnames(v)[a], "static_graph")))
+                if (ir_kwname(v, a) &&
+                    (intern_is(&c->S->names, ir_kwname(v, a), "find_unused_parameters") ||
+                     intern_is(&c->S->names, ir_kwname(v, a), "static_graph")))
                     find_unused = !is_false(c, f, v->args[a]);   /* static_graph copes too */
             const IrValue *m = &f->values.v[ir_resolve(f, v->args[1])];
             const ModClass *mc = m->cls && !ambiguous(c->ir, m->cls) ? class_facts(an, m->cls)
                                                                       : NULL;
             if (find_unused || !mc || mc->forward < 0 || mc->escapes ||
-                (ir_kwnames(v) && ir_kwnames(v)[1]))
+                (ir_kwname(v, 1)))
                 continue;
             check_class(c, mc);
         }

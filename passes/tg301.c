@@ -102,9 +102,9 @@ static unsigned classify_call(Walk *w, const IrValue *x)
         an_qual_is(an, q, "torch.autograd.Variable") || an_qual_is(an, q, "torch.scalar_tensor")) {
         bool grad = false;
         for (uint32_t a = 1; a < x->nargs; a++)
-            if (ir_kwnames(x) && named(w, ir_kwnames(x)[a], "requires_grad"))
+            if (named(w, ir_kwname(x, a), "requires_grad"))
                 grad = is_true(w, x->args[a]);
-        unsigned data = x->nargs > 1 && !(ir_kwnames(x) && ir_kwnames(x)[1]) ? classify(w, x->args[1]) : 0;
+        unsigned data = x->nargs > 1 && !ir_kwname(x, 1) ? classify(w, x->args[1]) : 0;
         return grad ? leaf(data) : data;
     }
     /* torch functions compute from their arguments; torch.nn classes are modules */
@@ -147,7 +147,7 @@ static ValueId backward_operand(const Analysis *an, const IrFunction *f, const I
     if (!an_method_call(f, v, an->n_backward, &recv))
         return 0;
     bool engine = an_backward_engine(an, f, recv);
-    if (engine && v->nargs >= 2 && !(ir_kwnames(v) && ir_kwnames(v)[1]))
+    if (engine && v->nargs >= 2 && !ir_kwname(v, 1))
         return v->args[1];   /* accelerator.backward(loss), engine.backward(loss) */
     return engine ? 0 : recv;
 }
