@@ -59,7 +59,7 @@ static AVal *kw(const KwReader *k, const char *name)
 {
     if (k->given)
         return obj_get(k->given, name);
-    for (uint32_t i = 1; i < k->call->nargs; i++)
+    for (uint32_t i = 1; k->call->op == IR_CALL && i < k->call->nargs; i++)
         if (ir_kwname(k->call, i) && strcmp(str_of(k->r, ir_kwname(k->call, i)), name) == 0)
             return interp_eval(k->in, k->fi, k->call->args[i]);
     return NULL;

@@ -411,7 +411,7 @@ static bool deepspeed_element(Facts *F, const IrFunction *f, const IrValue *call
         join_add(out, &x, 0);
         return true;
     }
-    for (uint32_t i = 1; i < call->nargs; i++)
+    for (uint32_t i = 1; call->op == IR_CALL && i < call->nargs; i++)
         if (ir_kwname(call, i) && str_is(F->S, ir_kwname(call, i), "model")) {
             IrValue x = *val(f, call->args[i]);
             x.roles |= ROLE_MODEL;
@@ -544,7 +544,7 @@ static const char *const model_copies[] = {
 static const IrValue *wrapped_model(const Syntax *S, const IrFunction *f, const IrValue *v)
 {
     ValueId a = positional_arg(S, v, 0);
-    for (uint32_t i = 1; !a && i < v->nargs; i++)
+    for (uint32_t i = 1; !a && v->op == IR_CALL && i < v->nargs; i++)
         if (ir_kwname(v, i) && (str_is(S, ir_kwname(v, i), "module") || str_is(S, ir_kwname(v, i), "model")))
             a = v->args[i];
     return a ? val(f, a) : NULL;

@@ -70,7 +70,7 @@ static bool text_has(const Walk *w, uint32_t node, const char *s)
 /* The keyword argument `kw` of a call, or 0. */
 static ValueId kwarg(const Walk *w, const IrValue *call, const char *kw)
 {
-    for (uint32_t i = 1; i < call->nargs; i++)
+    for (uint32_t i = 1; call->op == IR_CALL && i < call->nargs; i++)
         if (ir_kwname(call, i) && is(w, ir_kwname(call, i), kw))
             return call->args[i];
     return 0;
@@ -463,7 +463,7 @@ static const char *const training_arguments[] = {
  * literal leaves the precision unknown. */
 static void collect_precision_flags(Walk *w, const IrValue *v)
 {
-    for (uint32_t i = 1; i < v->nargs; i++) {
+    for (uint32_t i = 1; v->op == IR_CALL && i < v->nargs; i++) {
         uint32_t kw = ir_kwname(v, i);
         if (!kw || (!is(w, kw, "bf16") && !is(w, kw, "fp16")))
             continue;

@@ -503,7 +503,7 @@ static bool starved_loader_call(const Ir *ir, const IrFunction *g, const IrValue
             return false;
         if (k != N_KEYWORD)
             positional++;
-        uint32_t kw = i < x->nargs && ir_kwname(x, i);
+        uint32_t kw = i < x->nargs ? ir_kwname(x, i) : 0;
         uint32_t len;
         const char *kn = kw ? name_text(ir, kw, &len) : NULL;
         if (kn && text_is(kn, len, "num_workers")) {

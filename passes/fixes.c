@@ -260,7 +260,7 @@ static bool tensor_value(RuleCtx *c, const IrFunction *f, ValueId v, int depth);
 
 static bool has_keyword(RuleCtx *c, const IrValue *v, const char *kw)
 {
-    for (uint32_t i = 1; i < v->nargs; i++)
+    for (uint32_t i = 1; v->op == IR_CALL && i < v->nargs; i++)
         if (name_is(c->S, ir_kwname(v, i), kw))
             return true;
     return false;

@@ -8,7 +8,7 @@
 /* The keyword argument `name` of a call, or 0. */
 static ValueId kwarg(const IrValue *v, uint32_t name)
 {
-    for (uint32_t i = 1; i < v->nargs; i++)
+    for (uint32_t i = 1; v->op == IR_CALL && i < v->nargs; i++)
         if (ir_kwname(v, i) == name)
             return v->args[i];
     return 0;
