@@ -101,9 +101,9 @@ uint64_t cache_source(uint64_t settings, const char *path)
     return XXH3_64bits_withSeed(path, strlen(path), settings);
 }
 
-void cache_key(CacheKey *key, uint64_t settings, const char *path, const char *src, uint32_t len)
+void cache_key(CacheKey *key, uint64_t source, const char *src, uint32_t len)
 {
-    key->source = cache_source(settings, path);
+    key->source = source;
     XXH128_hash_t h = XXH3_128bits_withSeed(src, len, key->source);
     snprintf(key->hex, sizeof key->hex, "%016llx%016llx", (unsigned long long)h.high64,
              (unsigned long long)h.low64);
@@ -432,13 +432,23 @@ bool cache_load(Cache *c, const CacheKey *key, const CacheStat *now, CachedResul
     return hit;
 }
 
+/* The entry's stamp, trusted and equal to `now`: tested before the entry's
+ * checksum, which a changed file would make wasted work (the slot lies
+ * inside the pack and holds at least a head: slots_inside). */
+static bool stamp_matches(const char *bytes, const CacheStat *now)
+{
+    EntryHead h;
+    memcpy(&h, bytes, sizeof h);
+    return h.stat_trusted == 1 && same_stat(&h.stat, now);
+}
+
 bool cache_load_stat(Cache *c, uint64_t source, const CacheStat *now, CachedResult *r)
 {
     Shard *s = shard_for(c, source);
     int64_t k = shard_find_source(s, source);
     bool hit = k >= 0 && shard_find(s, s->slots[k].key) == k &&
-               entry_read(s->pack + s->slots[k].offset, s->slots[k].size, s->slots[k].key, r) &&
-               r->stat_trusted && same_stat(&r->stat, now);
+               stamp_matches(s->pack + s->slots[k].offset, now) &&
+               entry_read(s->pack + s->slots[k].offset, s->slots[k].size, s->slots[k].key, r);
     if (hit)
         s->state[k] = SLOT_HIT;
     pthread_mutex_unlock(&s->lock);

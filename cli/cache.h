@@ -63,7 +63,8 @@ typedef struct CacheKey {
 
 typedef struct Cache Cache;
 
-void cache_key(CacheKey *key, uint64_t settings, const char *path, const char *src, uint32_t len);
+/* The key of these bytes at the path and settings `source` (cache_source). */
+void cache_key(CacheKey *key, uint64_t source, const char *src, uint32_t len);
 uint64_t cache_source(uint64_t settings, const char *path);   /* CacheKey.source */
 void cache_stat_of(const struct stat *st, CacheStat *out);
 /* Opens the directory, creating it; NULL (after the notice) when it cannot be

@@ -976,7 +976,7 @@ static void lint_one(size_t i, int worker, void *ctx)
     bool fixing = o->fix || o->diff;
     CacheKey key;
     if (run->cache) {
-        cache_key(&key, run->settings ^ cfg->hash, path, src, len);
+        cache_key(&key, source, src, len);
         if (replay_cached(run->cache, o->project, r, &key, source, stated ? &now : NULL)) {
             free(src);
             return;

@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include "project.h"
 #include "files.h"
+#include "cache.h"
 #include "../parser/parser.h"
 #include <dirent.h>
 #include <errno.h>
@@ -18,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
@@ -225,20 +225,12 @@ static int64_t map_get(PathMap *m, const char *path)
  * stat'ed) when the directory's times are not older than the run's start by
  * CACHE_RACY_NS (a change in the same tick would not move them), or when it
  * cannot be examined. */
-enum { DIR_RACY_NS = 2000000000 };   /* as cli/cache.h's CACHE_RACY_NS, for the same reasons */
-
-static int64_t ns_of(struct timespec t)
-{
-    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
+static char *parent_of(const char *path);
 
 /* The directory part of path as written: "." for a bare name, "/" for "/x". */
 static char *dir_part(const char *path)
 {
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        return xstrdup(".");
-    return strndup(path, slash == path ? 1 : (size_t)(slash - path));
+    return strchr(path, '/') ? parent_of(path) : xstrdup(".");
 }
 
 /* The order of deps: by a hash of the directory part, then by path. It
@@ -254,12 +246,11 @@ static uint64_t dir_order(const char *path)
 /* The stamp of a directory or file (its path, device, inode, size, times). */
 static uint64_t stamp_of(Project *P, const char *dir, const struct stat *st)
 {
-    if (ns_of(st->st_mtim) >= P->start_ns - DIR_RACY_NS ||
-        ns_of(st->st_ctim) >= P->start_ns - DIR_RACY_NS)
+    CacheStat cs;
+    cache_stat_of(st, &cs);
+    if (cs.mtime_ns >= P->start_ns - CACHE_RACY_NS || cs.ctime_ns >= P->start_ns - CACHE_RACY_NS)
         return 0;
-    uint64_t v[5] = {(uint64_t)st->st_dev, (uint64_t)st->st_ino, (uint64_t)st->st_size,
-                     (uint64_t)ns_of(st->st_mtim), (uint64_t)ns_of(st->st_ctim)};
-    return XXH3_64bits_withSeed(v, sizeof v, XXH3_64bits(dir, strlen(dir))) | 1;
+    return XXH3_64bits_withSeed(&cs, sizeof cs, XXH3_64bits(dir, strlen(dir))) | 1;
 }
 
 static uint64_t dir_stamp(Project *P, const char *dir)
@@ -275,7 +266,7 @@ static uint64_t dir_stamp(Project *P, const char *dir)
     } else if ((!err || err == ENOENT || err == ENOTDIR) && strcmp(dir, "/") != 0 &&
                strcmp(dir, ".") != 0) {
         char *up = dir_part(dir);
-        stamp = up ? dir_stamp(P, up) : 0;
+        stamp = dir_stamp(P, up);
         free(up);
     }
     P->stamps = grow(P->stamps, &P->capstamps, P->nstamps, sizeof *P->stamps);
@@ -304,7 +295,7 @@ static uint64_t module_stamp(Project *P, uint32_t m)
 static uint64_t parent_stamp(Project *P, const char *path)
 {
     char *dir = dir_part(path);
-    uint64_t stamp = dir ? dir_stamp(P, dir) : 0;
+    uint64_t stamp = dir_stamp(P, dir);
     free(dir);
     return stamp;
 }
@@ -1538,9 +1529,7 @@ Project *project_new(char **inputs, int ninputs)
     if (!P)
         abort();
     pthread_mutex_init(&P->lock, NULL);
-    struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now);
-    P->start_ns = ns_of(now);
+    P->start_ns = cache_now_ns();
     P->inputs = inputs;   /* the command line's: they outlive the run */
     P->ninputs = ninputs;
     return P;

@@ -64,7 +64,7 @@ static void samples_in_one_pack(Sample *s, int n, const char *const *outs)
     for (int i = 0; found < n && i < 4096; i++) {
         snprintf(paths[found], sizeof paths[found], "f%d.py", i);
         CacheKey k;
-        cache_key(&k, 7, paths[found], "x = 1\n", 6);
+        cache_key(&k, cache_source(7, paths[found]), "x = 1\n", 6);
         if (shard_of(&k) != want)
             continue;
         s[found] = (Sample){paths[found], "x = 1\n", outs[found], found ? "F 0000000000000001 m.py\n" : "", k};
@@ -381,7 +381,7 @@ static void test_rewrite_keeps_older_drops_superseded(void **state)
     store_range(s, 2, 3);
     Sample edited = s[0];
     edited.src = "x = 2\n";
-    cache_key(&edited.key, 7, edited.path, edited.src, 6);
+    cache_key(&edited.key, cache_source(7, edited.path), edited.src, 6);
     assert_int_equal(edited.key.source, s[0].key.source);   /* same path and settings */
     store_all(&edited, 1);
     int which[3];
