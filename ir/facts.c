@@ -517,6 +517,28 @@ static bool facts_of_element_iteration(Facts *F, const IrFunction *f, IrValue *v
     return true;
 }
 
+/* `loaders["train"]`, `nets[name]`, `for m in nets.values()`, `cfg.get("device")`: the
+ * join of the entries the dict may give (ir/dicts.c). Entries of another
+ * function wake this one through SEEN_MODULE (mark_dict_entries). */
+static bool facts_of_dict_element(Facts *F, const IrFunction *f, IrValue *v)
+{
+    IrDictHits h;
+    if (!ir_dict_element(F->ir, f, (ValueId)(v - f->values.v), &h))
+        return false;
+    Join j = {0};
+    uint32_t may_cuda = 0;
+    for (uint32_t i = 0; i < h.n; i++) {
+        if (h.fn[i] != F->cur_fn)   /* woken by SEEN_MODULE */
+            add_reader(F, &F->global_readers, (int)F->cur_fn);
+        const IrValue *x = val(&F->ir->funcs.v[h.fn[i]], h.v[i]);
+        join_add(&j, x, x->op == IR_CLASS ? x->index + 1 : x->cls);
+        may_cuda |= x->roles & ROLE_CUDA;
+    }
+    join_store(v, &j, outside_calls(F));
+    v->roles |= may_cuda;
+    return true;
+}
+
 /* ---- identity: methods and wrappers that give back the same model --------------------- */
 
 static const char *const self_returning_methods[] = {
@@ -1039,6 +1061,24 @@ static uint32_t module_use_roles(const Facts *F, const IrValue *v)
     return ROLE_MODEL | ROLE_MODE_DEP;
 }
 
+/* r is used as a module: so is what it was made from by methods that
+ * return their receiver (`m = ckpt["model"]; m = m.to(device); m.eval()`:
+ * the first binding is the same module). */
+static void pin_module_object(Facts *F, IrFunction *f, IrValue *r)
+{
+    for (int depth = 0; depth < 8; depth++) {
+        r->flags |= IRV_MODULE_USE;
+        if (r->op != IR_CALL || r->nargs < 1)
+            return;
+        const IrValue *c = &f->values.v[r->args[0]];
+        if (c->op != IR_ATTR || !c->nargs || !(method_bits(F, c->name) & METHOD_SELF_RETURNING))
+            return;
+        r = &f->values.v[ir_resolve(f, c->args[0])];
+        if (r->op == IR_GLOBAL && r->qual)
+            return;
+    }
+}
+
 /* Marks the receivers of module-only methods, before the fixpoint: the SSA
  * value itself, every module-level definition of a global read in a
  * function, or the class attribute for `self.<name>`. */
@@ -1058,11 +1098,12 @@ static void pin_module_receivers(Facts *F)
             IrValue *r = &f->values.v[ir_resolve(f, c->args[0])];
             if (r->op == IR_GLOBAL && r->qual)
                 continue;   /* an imported module or library object */
-            r->flags |= IRV_MODULE_USE;
+            pin_module_object(F, f, r);
             if (r->op == IR_GLOBAL && fi)
                 for (uint32_t d = r->name < ir->nnames ? ir->last_def[r->name] : 0; d;
                      d = ir->prev_def[d - 1])
-                    ir->funcs.v[0].values.v[ir->module_defs.v[d - 1].value].flags |= IRV_MODULE_USE;
+                    pin_module_object(F, &ir->funcs.v[0],
+                                      &ir->funcs.v[0].values.v[ir->module_defs.v[d - 1].value]);
             const IrValue *base = r->op == IR_ATTR && r->nargs ? &f->values.v[r->args[0]] : NULL;
             if (base && base->op == IR_PARAM && base->index == 0 && f->class_index >= 0) {
                 ModuleUse u = {(uint32_t)f->class_index + 1, r->name};
@@ -1205,7 +1246,7 @@ static void transfer(Facts *F, int fi, IrFunction *f, IrValue *v)
         break;
     }
     case IR_SUBSCR: case IR_UNPACK: {
-        if (facts_of_element(F, f, v))
+        if (facts_of_element(F, f, v) || facts_of_dict_element(F, f, v))
             break;
         const IrValue *base = val(f, v->args[0]);
         set(v, (Attach)base->attach, base->roles & (ROLE_BATCH | ROLE_LOSS | ROLE_PARAM));
@@ -1215,13 +1256,16 @@ static void transfer(Facts *F, int fi, IrFunction *f, IrValue *v)
         const IrValue *it = val(f, v->args[0]);
         if (it->roles & ROLE_LOADER)
             set(v, ATT_DETACHED, ROLE_BATCH);
-        else if (facts_of_element_iteration(F, f, v))
+        else if (facts_of_element_iteration(F, f, v) || facts_of_dict_element(F, f, v))
             break;
         else
             set(v, (Attach)it->attach, it->roles & (ROLE_PARAM | ROLE_LOSS | ROLE_SCALAR));
         break;
     }
-    case IR_CALL: facts_of_call(F, f, v); break;
+    case IR_CALL:
+        if (!facts_of_dict_element(F, f, v))
+            facts_of_call(F, f, v);
+        break;
     case IR_WITH_ENTER: case IR_YIELD: case IR_OPAQUE:
         set(v, ATT_MAYBE, 0);
         break;
@@ -1386,6 +1430,8 @@ static void mark_read_back(const IrFunction *f, uint32_t *pos, uint8_t *seen)
 }
 
 /* The SEEN_* bits of every value: who besides its own run reads it. */
+static void mark_dict_entries(Facts *F);
+
 static void mark_seen(Facts *F)
 {
     const Ir *ir = F->ir;
@@ -1414,6 +1460,7 @@ static void mark_seen(Facts *F)
     }
     for (uint32_t i = 0; i < ir->module_defs.n; i++)
         F->seen[0][ir->module_defs.v[i].value] |= SEEN_MODULE;
+    mark_dict_entries(F);
     for (uint32_t c = 0; c < ir->classes.n; c++)
         for (uint32_t m = 0; m < ir->classes.v[c].methods.n; m++) {
             int fi = ir->classes.v[c].methods.v[m];
@@ -1424,6 +1471,38 @@ static void mark_seen(Facts *F)
                     F->seen[fi][x - g->values.v] |= SEEN_STORED;
             }
         }
+}
+
+/* The entries of the dicts pfc reads (facts_of_dict_element): a module-level
+ * literal's items are read by other functions through a GLOBAL, a dict a
+ * call passes by its callee, a store also by its own function, before it
+ * in a loop. */
+static void mark_dict_entries(Facts *F)
+{
+    const Ir *ir = F->ir;
+    const IrFunction *m = &ir->funcs.v[0];
+    for (uint32_t i = 1; i < m->values.n; i++) {
+        const IrValue *x = &m->values.v[i];
+        if (x->op == IR_BUILD && x->nargs == 2 && x->node &&
+            ir->syn->nodes[x->node].kind == N_DICT_ITEM)
+            F->seen[0][x->args[1]] |= SEEN_MODULE;
+    }
+    for (uint32_t i = 0; i < ir->ndict_params; i++) {   /* a dict a caller passes */
+        const IrDictParam *p = &ir->dict_params[i];
+        const IrFunction *g = &ir->funcs.v[p->dfn];
+        const IrValue *d = &g->values.v[p->dict];
+        for (uint32_t a = 0; a < d->nargs; a++) {
+            const IrValue *x = &g->values.v[d->args[a]];
+            if (x->op == IR_BUILD && x->nargs == 2 && x->node &&
+                ir->syn->nodes[x->node].kind == N_DICT_ITEM)
+                F->seen[p->dfn][x->args[1]] |= SEEN_MODULE;
+        }
+    }
+    for (uint32_t i = 0; i < ir->ndict_writes; i++) {
+        const IrDictWrite *w = &ir->dict_writes[i];
+        if (w->store)
+            F->seen[w->in][ir->funcs.v[w->in].values.v[w->store].args[2]] |= SEEN_MODULE | SEEN_BACK;
+    }
 }
 
 static void init_worklist(Facts *F)

@@ -154,6 +154,14 @@ typedef struct IrClass {
 
 typedef struct IrModuleDef { uint32_t name; ValueId value; } IrModuleDef;
 
+/* A write into a dict pfc can read (ir/dicts.c): the dict is value `dict`
+ * of function `fn`; `store` is the STORE_SUBSCR in function `in`, or 0 for
+ * a call that adds entries pfc cannot list (`d.update(other)`). */
+typedef struct IrDictWrite { uint32_t fn; ValueId dict; uint32_t in; ValueId store; } IrDictWrite;
+/* Parameter `slot` of function fn is, at some in-file call, the dict value
+ * `dict` of function dfn (and at every call, one such dict). */
+typedef struct IrDictParam { uint32_t fn, slot, dfn; ValueId dict; } IrDictParam;
+
 typedef struct Ir {
     Syntax *syn;
     ARENA_VEC(IrFunction) funcs;  /* funcs.v[0] is the module */
@@ -172,6 +180,10 @@ typedef struct Ir {
     uint32_t method_mask;
     uint32_t name_forward;              /* the interned "forward" */
     struct ProjectBindings *project;    /* exports of imported project modules, or NULL */
+    IrDictWrite *dict_writes;           /* sorted by (fn, dict) */
+    uint32_t ndict_writes;
+    IrDictParam *dict_params;           /* sorted by (fn, slot) */
+    uint32_t ndict_params;
 } Ir;
 
 /* Lowers a parsed module (errors allowed: ERROR nodes become OPAQUE values)
@@ -198,6 +210,21 @@ ValueId ir_resolve(const IrFunction *f, ValueId v);
 /* The argument call v passes for parameter `slot` of g (positional or by
  * keyword; skip_self 1 for a method, whose self the call does not pass), or 0. */
 ValueId ir_call_argument(const IrValue *v, const IrFunction *g, uint32_t skip_self, uint32_t slot);
+
+/* The values an element read from a dict may be: `d[k]`, `d.get(k)`, an
+ * item of `d.values()` or the value of one of `d.items()`, where d is a
+ * literal (or a module-level one, or a parameter every in-file call fills
+ * with one) that only `d[k] = v` adds to. A constant
+ * key selects its entries, any other key every entry. False when pfc
+ * cannot list them (a `**` splat, `d.update(...)`, more than IR_DICT_MAX). */
+enum { IR_DICT_MAX = 16 };
+typedef struct IrDictHits { uint32_t n; uint32_t fn[IR_DICT_MAX]; ValueId v[IR_DICT_MAX]; } IrDictHits;
+bool ir_dict_element(const Ir *ir, const IrFunction *f, ValueId v, IrDictHits *out);
+void ir_index_dict_writes(Ir *ir);
+int ir_callee_function(const Ir *ir, const IrFunction *f, ValueId callee);
+/* The text of a constant string (without its quotes and prefix: "train" and
+ * 'train' are one key) or number; false for anything else. */
+bool ir_const_key(const Syntax *S, const IrValue *k, const char **text, uint32_t *len);
 
 /* Stable text dump for golden tests: every function, or the one named `only`. */
 struct Buf;

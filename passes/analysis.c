@@ -374,16 +374,25 @@ static void compute_callers(Analysis *an)
 }
 
 /* Does iterating `it` draw from the loader made at `origin`: the loader
- * itself, or a wrapper over it (`zip(loader_a, loader_b)`, `enumerate`,
- * `iter`, `tqdm`, `itertools.cycle`) with the loader among its arguments? */
+ * itself, an entry of a dict of loaders (`loaders[phase]`), or a wrapper
+ * over it (`zip(loader_a, loader_b)`, `enumerate`, `iter`, `tqdm`,
+ * `itertools.cycle`) with the loader among its arguments? */
 static bool draws_from(const Analysis *an, const IrFunction *f, ValueId it, uint32_t origin, int depth)
 {
     static const char *const wrappers[] = {"builtins.zip", "builtins.enumerate", "builtins.iter",
                                            "itertools.cycle", "itertools.islice", "itertools.chain",
                                            NULL};
-    const IrValue *x = &f->values.v[ir_resolve(f, it)];
+    ValueId xi = ir_resolve(f, it);
+    const IrValue *x = &f->values.v[xi];
     if (x->origin == origin)
         return true;
+    IrDictHits h;
+    if (depth <= 4 && ir_dict_element(an->ir, f, xi, &h)) {   /* loaders[phase] */
+        for (uint32_t i = 0; i < h.n; i++)
+            if (draws_from(an, &an->ir->funcs.v[h.fn[i]], h.v[i], origin, depth + 1))
+                return true;
+        return false;
+    }
     if (depth > 4 || x->op != IR_CALL || !x->nargs)
         return false;
     uint32_t q = f->values.v[x->args[0]].qual;
@@ -591,10 +600,217 @@ static int scan_block(const Analysis *an, const IrFunction *f, BlockId b, uint32
     return SCAN_GO_ON;
 }
 
+/* ---- what a branch taken says about a later one ------------------------------------------- */
+
+/* A test whose outcome is known on the path from an eval() on: the eval()
+ * sits in the else arm of `if phase == "train":`, so the `if phase ==
+ * "train": loss.backward()` of the same iteration does not run. */
+enum { KNOWN_MAX = 4 };
+typedef struct Known {
+    ValueId subject;           /* the compared value, or the test itself */
+    const IrValue *constant;   /* subject == constant; NULL: the subject is the test */
+    bool truth;                /* whether that holds */
+} Known;
+
+/* `x == "k"`, `"k" == x`, `x != "k"`: x, the constant, and whether it is `==`. */
+static bool equality_test(const Syntax *S, const IrFunction *f, ValueId c, ValueId *subject,
+                          const IrValue **k, bool *eq)
+{
+    const IrValue *v = &f->values.v[c];
+    if (v->op != IR_COMPARE || v->nargs != 2 || !v->node || S->nodes[v->node].kind != N_COMPARE)
+        return false;
+    const Node *n = &S->nodes[v->node];
+    const Token *op = NULL;
+    uint32_t ntok = 0;
+    for (uint32_t i = 0; i < n->nkids; i++)
+        if (elem_is_token(n->kids[i]))
+            op = &S->toks.v[elem_index(n->kids[i])], ntok++;
+    if (ntok != 1 || (op->kind != T_EQEQUAL && op->kind != T_NOTEQUAL))
+        return false;
+    const char *t;
+    uint32_t len;
+    const IrValue *a = &f->values.v[v->args[0]], *b = &f->values.v[v->args[1]];
+    bool ka = ir_const_key(S, a, &t, &len), kb = ir_const_key(S, b, &t, &len);
+    if (ka == kb)
+        return false;
+    *subject = ir_resolve(f, v->args[ka ? 1 : 0]);
+    *k = ka ? a : b;
+    *eq = op->kind == T_EQEQUAL;
+    return true;
+}
+
+static bool same_constant(const Syntax *S, const IrValue *a, const IrValue *b)
+{
+    const char *x, *y;
+    uint32_t xl, yl;
+    return ir_const_key(S, a, &x, &xl) && ir_const_key(S, b, &y, &yl) && xl == yl &&
+           S->nodes[a->node].kind == S->nodes[b->node].kind && memcmp(x, y, xl) == 0;
+}
+
+/* What the test c having outcome `truth` says. */
+static Known learn(const Syntax *S, const IrFunction *f, ValueId c, bool truth)
+{
+    ValueId x;
+    const IrValue *k;
+    bool eq;
+    if (equality_test(S, f, c, &x, &k, &eq))
+        return (Known){x, k, eq ? truth : !truth};
+    return (Known){ir_resolve(f, c), NULL, truth};
+}
+
+/* The outcome of test c given what is known: 1, 0, or -1 when open. */
+static int decide(const Syntax *S, const IrFunction *f, ValueId c, const Known *k)
+{
+    ValueId x;
+    const IrValue *kc;
+    bool eq;
+    if (!k->constant)
+        return ir_resolve(f, c) == k->subject ? k->truth : -1;
+    if (!equality_test(S, f, c, &x, &kc, &eq) || x != k->subject)
+        return -1;
+    bool same = same_constant(S, kc, k->constant);
+    if (!k->truth && !same)
+        return -1;   /* x is not "val": it may or may not be "train" */
+    int equal = k->truth ? same : 0;
+    return eq ? equal : !equal;
+}
+
+/* A path's state: the tests known on it (indices into a walk's pool), at
+ * most KNOWN_MAX, sorted, each of another subject. */
+typedef struct PathState { BlockId b; uint8_t n; uint8_t k[KNOWN_MAX]; } PathState;
+
+enum { POOL_MAX = 64, VISITS_PER_BLOCK = 4 };
+
+typedef struct PathWalk {
+    const Syntax *S;
+    const IrFunction *f;
+    Known pool[POOL_MAX];
+    uint32_t npool;
+    PathState *visited;   /* open addressing, b == UINT32_MAX is empty */
+    uint32_t mask, nvisited, budget;
+} PathWalk;
+
+static bool same_known(const Syntax *S, const Known *a, const Known *b)
+{
+    return a->subject == b->subject && a->truth == b->truth &&
+           (!a->constant ? !b->constant : b->constant && same_constant(S, a->constant, b->constant));
+}
+
+/* The pool index of k, added if new; -1 when the pool is full. */
+static int pool_index(PathWalk *w, const Known *k)
+{
+    for (uint32_t i = 0; i < w->npool; i++)
+        if (same_known(w->S, &w->pool[i], k))
+            return (int)i;
+    if (w->npool == POOL_MAX)
+        return -1;
+    w->pool[w->npool] = *k;
+    return (int)w->npool++;
+}
+
+/* s also knows pool entry i: it replaces what s knew of the same subject;
+ * past KNOWN_MAX the oldest-numbered is dropped. Kept sorted. */
+static void state_add(PathWalk *w, PathState *s, int i)
+{
+    if (i < 0)
+        return;
+    uint32_t m = 0;
+    for (uint32_t j = 0; j < s->n; j++)
+        if (w->pool[s->k[j]].subject != w->pool[i].subject)
+            s->k[m++] = s->k[j];
+    if (m == KNOWN_MAX)
+        memmove(s->k, s->k + 1, --m);
+    s->k[m++] = (uint8_t)i;
+    for (uint32_t j = m - 1; j > 0 && s->k[j - 1] > s->k[j]; j--) {
+        uint8_t t = s->k[j];
+        s->k[j] = s->k[j - 1], s->k[j - 1] = t;
+    }
+    s->n = (uint8_t)m;
+}
+
+/* A known test no longer holds once the path runs the definition of its
+ * subject again (the next item of `for phase in ...`). */
+static void state_enter(PathWalk *w, PathState *s)
+{
+    uint32_t m = 0;
+    for (uint32_t j = 0; j < s->n; j++)
+        if (w->f->values.v[w->pool[s->k[j]].subject].block != s->b)
+            s->k[m++] = s->k[j];
+    s->n = (uint8_t)m;
+}
+
+/* Marks s visited; false if it was, or if the walk is over its budget. */
+static bool first_visit(PathWalk *w, const PathState *s)
+{
+    uint64_t h = s->b * 0x9E3779B97F4A7C15ull;
+    for (uint32_t j = 0; j < s->n; j++)
+        h = (h ^ s->k[j]) * 0x100000001B3ull;
+    for (uint32_t i = (uint32_t)(h >> 32) & w->mask;; i = (i + 1) & w->mask) {
+        PathState *e = &w->visited[i];
+        if (e->b == UINT32_MAX) {
+            *e = *s;
+            w->nvisited++;
+            return true;
+        }
+        if (e->b == s->b && e->n == s->n && !memcmp(e->k, s->k, s->n))
+            return false;
+    }
+}
+
+/* The successor of b the tests s knows decide, or -1 when both may run. */
+static int decided_successor(const PathWalk *w, const PathState *s)
+{
+    const IrBlock *blk = &w->f->blocks.v[s->b];
+    if (!blk->cond || blk->succs.n != 2 || blk->loop_header == s->b)
+        return -1;
+    for (uint32_t j = 0; j < s->n; j++) {
+        int d = decide(w->S, w->f, blk->cond, &w->pool[s->k[j]]);
+        if (d >= 0)
+            return d ? 0 : 1;
+    }
+    return -1;
+}
+
+/* What taking successor i of b teaches: its if/elif test's outcome. */
+static void state_take(PathWalk *w, PathState *s, BlockId from, uint32_t i)
+{
+    const IrBlock *blk = &w->f->blocks.v[from];
+    if (blk->cond && blk->succs.n == 2 && blk->loop_header != from) {
+        Known k = learn(w->S, w->f, blk->cond, i == 0);
+        state_add(w, s, pool_index(w, &k));
+    }
+}
+
+/* The tests that guard block b: up its chain of single predecessors, each
+ * if/elif whose arm leads to b. */
+static void learn_guards(PathWalk *w, PathState *s)
+{
+    BlockId b = s->b;
+    for (int depth = 0; depth < 32 && w->f->blocks.v[b].preds.n == 1; depth++) {
+        BlockId p = w->f->blocks.v[b].preds.v[0];
+        const IrBlock *pb = &w->f->blocks.v[p];
+        if (pb->cond && pb->succs.n == 2 && pb->loop_header != p && s->n < KNOWN_MAX) {
+            Known k = learn(w->S, w->f, pb->cond, pb->succs.v[0] == b);
+            int i = pool_index(w, &k);
+            bool known_subject = false;
+            for (uint32_t j = 0; i >= 0 && j < s->n; j++)
+                known_subject |= w->pool[s->k[j]].subject == w->pool[i].subject;
+            if (!known_subject)   /* the innermost test of a subject is the one that holds */
+                state_add(w, s, i);
+        }
+        b = p;
+    }
+}
+
 /* Does the region that starts at the eval() call `at` (of obj) reach a
  * backward() (or autograd.grad) along the control flow, the next iteration
  * of a loop included, before it ends? Adversarial and attribution code does;
- * the backward() of the next epoch, after model.train(), does not count. */
+ * the backward() of the next epoch, after model.train(), does not count, nor
+ * a backward() behind a test the path already decided: the walk carries the
+ * outcomes of the if/elif tests it went through (and those guarding the
+ * eval()), so in `if phase == "train": model.train() else: model.eval()`
+ * the `if phase == "train": loss.backward()` of the same phase is not
+ * taken. A known test ends where its subject is computed again. */
 bool an_backward_before_train(const Analysis *an, Arena *A, const IrFunction *f, ValueId at,
                               ValueId obj)
 {
@@ -606,22 +822,46 @@ bool an_backward_before_train(const Analysis *an, Arena *A, const IrFunction *f,
     int r = scan_block(an, f, b0, pos + 1, obj);
     if (r != SCAN_GO_ON)
         return r == SCAN_BACKWARD;
-    uint8_t *seen = arena_zalloc(A, f->blocks.n + 1);
-    BlockId *stack = arena_alloc(A, (f->blocks.n + 1) * sizeof *stack);
+    PathWalk *w = arena_alloc(A, sizeof *w);
+    w->S = an->S, w->f = f, w->npool = 0, w->nvisited = 0;
+    /* states with tests known: at most budget; without: one per block */
+    w->budget = VISITS_PER_BLOCK * f->blocks.n + 64;
+    uint32_t cap = 64;
+    while (cap < 2 * (w->budget + f->blocks.n))
+        cap *= 2;
+    w->mask = cap - 1;
+    w->visited = arena_alloc(A, cap * sizeof *w->visited);
+    memset(w->visited, 0xff, cap * sizeof *w->visited);
+    PathState *stack = arena_alloc(A, cap * sizeof *stack);
     uint32_t n = 0;
-    for (uint32_t s = 0; s < blk->succs.n; s++)
-        stack[n++] = blk->succs.v[s], seen[blk->succs.v[s]] = 1;
+    PathState s0 = {b0, 0, {0}};
+    learn_guards(w, &s0);
+    stack[n++] = s0;
+    bool first = true;
     while (n) {
-        BlockId b = stack[--n];
-        r = scan_block(an, f, b, 0, obj);
-        if (r == SCAN_BACKWARD)
-            return true;
-        if (r == SCAN_REGION_ENDS)
-            continue;
-        const IrBlock *x = &f->blocks.v[b];
-        for (uint32_t s = 0; s < x->succs.n; s++)
-            if (!seen[x->succs.v[s]])
-                seen[x->succs.v[s]] = 1, stack[n++] = x->succs.v[s];
+        PathState s = stack[--n];
+        if (!first) {
+            r = scan_block(an, f, s.b, 0, obj);
+            if (r == SCAN_BACKWARD)
+                return true;
+            if (r == SCAN_REGION_ENDS)
+                continue;
+        }
+        first = false;
+        const IrBlock *x = &f->blocks.v[s.b];
+        int only = decided_successor(w, &s);
+        for (uint32_t i = 0; i < x->succs.n; i++) {
+            if (only >= 0 && (uint32_t)only != i)
+                continue;
+            PathState t = s;
+            state_take(w, &t, s.b, i);
+            t.b = x->succs.v[i];
+            state_enter(w, &t);
+            if (w->nvisited >= w->budget)
+                t.n = 0;   /* too many paths: forget what was known, stay sound */
+            if (first_visit(w, &t))
+                stack[n++] = t;
+        }
     }
     return false;
 }
