@@ -373,8 +373,34 @@ static void compute_callers(Analysis *an)
     }
 }
 
+static bool draws_from(const Analysis *an, const IrFunction *f, ValueId it, uint32_t origin, int depth);
+
+/* `sample_data(loader)`, an in-file generator (a plain function) that
+ * iterates its parameter and yields: it draws from what the call passes. */
+static bool generator_draws_from(const Analysis *an, const IrFunction *f, const IrValue *call,
+                                 uint32_t gi, uint32_t origin, int depth)
+{
+    const IrFunction *g = &an->ir->funcs.v[gi];
+    if (g->class_index >= 0)
+        return false;
+    bool yields = false;
+    for (uint32_t i = 1; i < g->values.n && !yields; i++)
+        yields = g->values.v[i].op == IR_YIELD;
+    for (uint32_t i = 1; yields && i < g->values.n; i++) {
+        const IrValue *v = &g->values.v[i];
+        if (v->op != IR_ITER_NEXT || !v->nargs)
+            continue;
+        const IrValue *p = &g->values.v[ir_resolve(g, v->args[0])];
+        ValueId arg = p->op == IR_PARAM ? ir_call_argument(call, g, 0, p->index) : 0;
+        if (arg && draws_from(an, f, arg, origin, depth + 1))
+            return true;
+    }
+    return false;
+}
+
 /* Does iterating `it` draw from the loader made at `origin`: the loader
- * itself, an entry of a dict of loaders (`loaders[phase]`), or a wrapper
+ * itself, an entry of a dict of loaders (`loaders[phase]`), an in-file
+ * generator over it (`sample_data(loader)`), or a wrapper
  * over it (`zip(loader_a, loader_b)`, `enumerate`, `iter`, `tqdm`,
  * `itertools.cycle`) with the loader among its arguments? */
 static bool draws_from(const Analysis *an, const IrFunction *f, ValueId it, uint32_t origin, int depth)
@@ -395,6 +421,9 @@ static bool draws_from(const Analysis *an, const IrFunction *f, ValueId it, uint
     }
     if (depth > 4 || x->op != IR_CALL || !x->nargs)
         return false;
+    int g = ir_callee_function(an->ir, f, x->args[0]);
+    if (g >= 0)
+        return generator_draws_from(an, f, x, (uint32_t)g, origin, depth);
     uint32_t q = f->values.v[x->args[0]].qual;
     bool wrapper = q && an_qual_prefix(an, q, "tqdm.");
     for (const char *const *w = wrappers; !wrapper && *w; w++)
