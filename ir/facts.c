@@ -487,6 +487,11 @@ static bool facts_of_element(Facts *F, const IrFunction *f, IrValue *v)
     } else {
         k = v->nargs == 2 ? const_index(S, val(f, v->args[1])) : -1;
     }
+    const IrValue *b = val(f, ir_resolve(f, v->args[0]));
+    if (k >= 0 && b->op == IR_CALL && b->nargs &&
+        ir_project_element_facts(F->ir, val(f, b->args[0])->qual, (uint32_t)k, F->cur_fn, v,
+                                 (uint32_t)(v - f->values.v)))
+        return true;   /* `train_loader, test_loader = get_data()` from another module */
     Join j = {0};
     if (k < 0 || !element_facts(F, f, v->args[0], (uint32_t)k, &j, 0) || !j.seen)
         return false;

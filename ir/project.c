@@ -354,6 +354,20 @@ bool ir_project_call_facts(const Ir *ir, uint32_t callee_qual, uint32_t fn, IrVa
     return true;
 }
 
+bool ir_project_element_facts(const Ir *ir, uint32_t callee_qual, uint32_t k, uint32_t fn,
+                              IrValue *v, uint32_t value_index)
+{
+    const ProjectExport *e = ir_project_export(ir, callee_qual);
+    if (!e || e->kind != EXPORT_FUNCTION || k >= e->nelems)
+        return false;
+    v->attach = (uint8_t)known(e->attach);
+    v->roles = e->elem_roles[k];
+    v->cls = 0;
+    v->ctor = 0;
+    v->origin = (e->elem_roles[k] & ROLE_LOADER) ? ir_site(fn, value_index) : 0;
+    return true;
+}
+
 bool ir_project_global_facts(const Ir *ir, IrValue *v)
 {
     const ProjectExport *e = ir_project_export(ir, v->qual);
@@ -517,6 +531,57 @@ static bool starved_loader_call(const Ir *ir, const IrFunction *g, const IrValue
     return positional < 6;
 }
 
+/* A starved DataLoader(...), also through the phi of `if name == "cifar10":
+ * loader = DataLoader(...)` (a path that never assigns it does not count). */
+static bool starved_value(const Ir *ir, const IrFunction *g, ValueId id, int depth)
+{
+    const IrValue *x = &g->values.v[ir_resolve(g, id)];
+    if (x->op != IR_PHI)
+        return starved_loader_call(ir, g, x);
+    bool any = false;
+    for (uint32_t i = 0; depth < 4 && i < x->nargs; i++) {
+        const IrValue *a = &g->values.v[ir_resolve(g, x->args[i])];
+        if (a->op == IR_UNDEF)
+            continue;
+        if (!starved_value(ir, g, x->args[i], depth + 1))
+            return false;
+        any = true;
+    }
+    return any;
+}
+
+/* Every return a literal tuple `return a, b` of one length: per element,
+ * the roles every return agrees on and whether it is always a starved
+ * DataLoader(...). */
+static void tuple_elements(const Ir *ir, const IrFunction *g, ProjectExport *e)
+{
+    const Syntax *S = ir->syn;
+    uint32_t n = 0, roles[EXPORT_ELEMENTS];
+    uint8_t starved = 0xff;
+    for (uint32_t i = 0; i < g->returns.n; i++) {
+        const IrValue *r = &g->values.v[g->returns.v[i]];
+        const IrValue *t = r->nargs ? &g->values.v[ir_resolve(g, r->args[0])] : NULL;
+        if (!t || t->op != IR_BUILD || !t->node || S->nodes[t->node].kind != N_TUPLE ||
+            !t->nargs || t->nargs > EXPORT_ELEMENTS || (n && t->nargs != n))
+            return;
+        FOR_EACH_KID(&S->nodes[t->node], kid) {
+            if (S->nodes[kid].kind == N_STARRED)
+                return;   /* `return a, *rest`: elements pfc cannot count */
+        }
+        for (uint32_t k = 0; k < t->nargs; k++) {
+            const IrValue *x = &g->values.v[ir_resolve(g, t->args[k])];
+            roles[k] = (n ? roles[k] : ~0u) & x->roles;
+            if (!starved_value(ir, g, t->args[k], 0))
+                starved &= (uint8_t)~(1u << k);
+        }
+        n = t->nargs;
+    }
+    e->nelems = (uint8_t)n;
+    e->elem_starved = n ? (uint8_t)(starved & ((1u << n) - 1)) : 0;
+    for (uint32_t k = 0; k < n; k++)
+        e->elem_roles[k] = (uint16_t)roles[k];
+}
+
 static void function_export(const Ir *ir, int fi, ProjectExport *e)
 {
     const IrFunction *g = &ir->funcs.v[fi];
@@ -526,7 +591,7 @@ static void function_export(const Ir *ir, int fi, ProjectExport *e)
     for (uint32_t i = 0; i < g->returns.n; i++) {
         const IrValue *r = &g->values.v[g->returns.v[i]];
         const IrValue *x = r->nargs ? &g->values.v[ir_resolve(g, r->args[0])] : NULL;
-        starved = starved && x && starved_loader_call(ir, g, x);
+        starved = starved && x && starved_value(ir, g, r->args[0], 0);
         if (!x || x->attach == ATT_BOTTOM)
             continue;
         a = attach_join(a, (Attach)x->attach);
@@ -536,6 +601,7 @@ static void function_export(const Ir *ir, int fi, ProjectExport *e)
     e->attach = (uint8_t)a;
     e->roles = roles == ~0u ? 0 : roles;
     e->flags = starved ? EXPORT_STARVED_LOADER : 0;
+    tuple_elements(ir, g, e);
 }
 
 /* One module-level definition as an export; false when nothing is known of it. */

@@ -27,7 +27,14 @@ typedef struct ProjectExport {
     uint8_t attach;      /* VALUE: its attachment; FUNCTION: its returns' */
     uint8_t flags;       /* EXPORT_* */
     uint32_t roles;      /* VALUE: its roles; FUNCTION: what every return is */
+    /* FUNCTION whose every return is a literal tuple of nelems (at most
+     * EXPORT_ELEMENTS) values: what element k of every return is, and
+     * whether it is always a DataLoader left at num_workers=0 (bit k) */
+    uint8_t nelems;
+    uint8_t elem_starved;
+    uint16_t elem_roles[4];
 } ProjectExport;
+enum { EXPORT_ELEMENTS = 4 };
 
 typedef struct ProjectSummary {
     ProjectExport *v;
@@ -77,6 +84,11 @@ const ProjectExport *ir_project_export(const Ir *ir, uint32_t qual);
 bool ir_project_call_facts(const Ir *ir, uint32_t callee_qual, uint32_t fn, IrValue *v,
                            uint32_t value_index);
 bool ir_project_global_facts(const Ir *ir, IrValue *v);
+/* `train_loader, test_loader = get_data(...)`: element k of a call of a
+ * project function that returns tuples; the element's own site is its
+ * origin (TG004 tells the two loaders apart). */
+bool ir_project_element_facts(const Ir *ir, uint32_t callee_qual, uint32_t k, uint32_t fn,
+                              IrValue *v, uint32_t value_index);
 
 /* What the module exports, from its IR with facts (malloc'ed). */
 ProjectSummary *ir_project_summarize(const Ir *ir);

@@ -285,6 +285,37 @@ static void report_helper_loader(RuleCtx *c, const IrFunction *f, const IrValue 
                 "`persistent_workers=True` to the DataLoader in that helper");
 }
 
+/* `train_loader, test_loader = get_data(...)` where get_data, in another
+ * module, returns a DataLoader left at num_workers=0 as that element:
+ * reported at the name it is bound to, with no fix. */
+static void report_helper_element(RuleCtx *c, const IrFunction *f, const IrValue *v)
+{
+    const IrValue *call = &f->values.v[ir_resolve(f, v->args[0])];
+    uint32_t q = call->op == IR_CALL && call->nargs ? f->values.v[call->args[0]].qual : 0;
+    const ProjectExport *e = q ? ir_project_export(c->ir, q) : NULL;
+    if (!e || e->kind != EXPORT_FUNCTION || v->index >= e->nelems ||
+        !(e->elem_starved >> v->index & 1) || !feeds_training(c->an, v->origin))
+        return;
+    static const char *const nth[] = {"first", "second", "third", "fourth"};
+    uint32_t len, node = v->node, k = 0;
+    const char *name = intern_str(&c->S->names, q, &len);
+    if (node && (c->S->nodes[node].kind == N_TUPLE || c->S->nodes[node].kind == N_LIST))
+        FOR_EACH_KID(&c->S->nodes[node], kid) {
+            if (k++ == v->index) {
+                node = kid;   /* the name the loader is bound to */
+                break;
+            }
+        }
+    rule_report(c, node, SEV_WARNING,
+                arena_printf(c->A,
+                             "this DataLoader, the %s value `%.*s` returns, is made with "
+                             "num_workers=0 and feeds a GPU training loop: one CPU thread loads "
+                             "and collates every batch while the GPU waits",
+                             nth[v->index], (int)len, name),
+                "pass `num_workers=min(8, os.cpu_count())`, `pin_memory=True` and "
+                "`persistent_workers=True` to the DataLoader in that helper");
+}
+
 void rule_tg004(RuleCtx *c)
 {
     const Analysis *an = c->an;
@@ -294,6 +325,10 @@ void rule_tg004(RuleCtx *c)
         const IrFunction *f = &c->ir->funcs.v[fi];
         for (uint32_t i = 1; i < f->values.n; i++) {
             const IrValue *v = &f->values.v[i];
+            if (v->op == IR_UNPACK && (v->roles & ROLE_LOADER) && v->origin == ir_site(fi, i)) {
+                report_helper_element(c, f, v);
+                continue;
+            }
             if (v->op != IR_CALL || !(v->roles & ROLE_LOADER) || !v->origin)
                 continue;
             if (!an_qual_is(an, f->values.v[v->args[0]].qual, "torch.utils.data.DataLoader")) {
