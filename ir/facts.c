@@ -422,8 +422,9 @@ static bool deepspeed_element(Facts *F, const IrFunction *f, const IrValue *call
 }
 
 /* Element k of the tuple or list `base`, when pfc can tell: a literal
- * `(a, b)`, the call of an in-file function (or a model's forward) whose
- * every return is such a tuple, the results of accelerator.prepare(a, b).
+ * `(a, b)`, an item of a literal list of such tuples, the call of an
+ * in-file function (or a model's forward) whose every return is such a
+ * tuple, the results of accelerator.prepare(a, b).
  * Joins its facts into *out. */
 static bool element_facts(Facts *F, const IrFunction *f, ValueId base, uint32_t k, Join *out,
                           int depth)
@@ -438,6 +439,19 @@ static bool element_facts(Facts *F, const IrFunction *f, ValueId base, uint32_t 
             return false;
         const IrValue *x = val(f, b->args[k]);
         join_add(out, x, x->cls);
+        return true;
+    }
+    if (b->op == IR_ITER_NEXT && b->nargs) {
+        /* `for name, loader in [("train", a), ("val", b)]`: element k of
+         * every tuple the literal lists */
+        const IrValue *it = val(f, ir_resolve(f, b->args[0]));
+        if (it->op != IR_BUILD || !it->node || !it->nargs ||
+            (S->nodes[it->node].kind != N_TUPLE && S->nodes[it->node].kind != N_LIST) ||
+            starred_up_to(S, it->node, it->nargs - 1))
+            return false;
+        for (uint32_t i = 0; i < it->nargs; i++)
+            if (!element_facts(F, f, it->args[i], k, out, depth + 1))
+                return false;
         return true;
     }
     if (b->op != IR_CALL || !b->nargs)

@@ -399,7 +399,8 @@ static bool generator_draws_from(const Analysis *an, const IrFunction *f, const 
 }
 
 /* Does iterating `it` draw from the loader made at `origin`: the loader
- * itself, an entry of a dict of loaders (`loaders[phase]`), an in-file
+ * itself, an entry of a dict of loaders (`loaders[phase]`) or of a literal
+ * list of tuples (`for phase, loader in [("train", a), ...]`), an in-file
  * generator over it (`sample_data(loader)`), or a wrapper
  * over it (`zip(loader_a, loader_b)`, `enumerate`, `iter`, `tqdm`,
  * `itertools.cycle`) with the loader among its arguments? */
@@ -417,6 +418,22 @@ static bool draws_from(const Analysis *an, const IrFunction *f, ValueId it, uint
         for (uint32_t i = 0; i < h.n; i++)
             if (draws_from(an, &an->ir->funcs.v[h.fn[i]], h.v[i], origin, depth + 1))
                 return true;
+        return false;
+    }
+    if (depth <= 4 && x->op == IR_UNPACK && x->nargs) {
+        /* `for name, loader in [("train", a), ("val", b)]`: element k of each tuple */
+        const IrValue *item = &f->values.v[ir_resolve(f, x->args[0])];
+        const IrValue *lit = item->op == IR_ITER_NEXT && item->nargs
+                                 ? &f->values.v[ir_resolve(f, item->args[0])] : NULL;
+        if (!lit || lit->op != IR_BUILD || !lit->node ||
+            (an->S->nodes[lit->node].kind != N_LIST && an->S->nodes[lit->node].kind != N_TUPLE))
+            return false;
+        for (uint32_t i = 0; i < lit->nargs; i++) {
+            const IrValue *t = &f->values.v[ir_resolve(f, lit->args[i])];
+            if (t->op == IR_BUILD && t->node && an->S->nodes[t->node].kind == N_TUPLE &&
+                x->index < t->nargs && draws_from(an, f, t->args[x->index], origin, depth + 1))
+                return true;
+        }
         return false;
     }
     if (depth > 4 || x->op != IR_CALL || !x->nargs)
