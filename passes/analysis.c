@@ -848,6 +848,40 @@ static void learn_guards(PathWalk *w, PathState *s)
     }
 }
 
+/* Does the for loop at header h surely run its body once it is entered:
+ * over a literal list or tuple with an element that is not starred,
+ * `range(N)` with a literal N > 0, or the values() of a dict pfc lists
+ * (`for net in nets.values(): net.train()` trains every net). */
+static bool runs_body(const Analysis *an, const IrFunction *f, BlockId h)
+{
+    const IrBlock *hb = &f->blocks.v[h];
+    ValueId next = 0;
+    for (uint32_t i = 0; i < hb->values.n && !next; i++)
+        if (f->values.v[hb->values.v[i]].op == IR_ITER_NEXT && f->values.v[hb->values.v[i]].nargs)
+            next = hb->values.v[i];
+    if (!next || hb->succs.n != 2)
+        return false;
+    const IrValue *it = &f->values.v[ir_resolve(f, f->values.v[next].args[0])];
+    const Syntax *S = an->S;
+    if (it->op == IR_BUILD && it->node &&
+        (S->nodes[it->node].kind == N_LIST || S->nodes[it->node].kind == N_TUPLE)) {
+        FOR_EACH_KID(&S->nodes[it->node], kid) {
+            if (S->nodes[kid].kind != N_STARRED)
+                return true;
+        }
+        return false;
+    }
+    if (it->op == IR_CALL && it->nargs == 2 && an_qual_is(an, f->values.v[it->args[0]].qual, "builtins.range")) {
+        const IrValue *n = &f->values.v[it->args[1]];
+        const char *t;
+        uint32_t len;
+        return n->node && S->nodes[n->node].kind == N_NUMBER && ir_const_key(S, n, &t, &len) &&
+               len && t[0] >= '1' && t[0] <= '9';
+    }
+    IrDictHits hits;
+    return ir_dict_element(an->ir, f, next, &hits) && hits.n > 0;
+}
+
 /* Does the region that starts at the eval() call `at` (of obj) reach a
  * backward() (or autograd.grad) along the control flow, the next iteration
  * of a loop included, before it ends? Adversarial and attribution code does;
@@ -856,7 +890,8 @@ static void learn_guards(PathWalk *w, PathState *s)
  * outcomes of the if/elif tests it went through (and those guarding the
  * eval()), so in `if phase == "train": model.train() else: model.eval()`
  * the `if phase == "train": loss.backward()` of the same phase is not
- * taken. A known test ends where its subject is computed again. */
+ * taken. A known test ends where its subject is computed again. A loop
+ * that surely runs its body is not skipped on entry (runs_body). */
 bool an_backward_before_train(const Analysis *an, Arena *A, const IrFunction *f, ValueId at,
                               ValueId obj)
 {
@@ -903,6 +938,17 @@ bool an_backward_before_train(const Analysis *an, Arena *A, const IrFunction *f,
             state_take(w, &t, s.b, i);
             t.b = x->succs.v[i];
             state_enter(w, &t);
+            /* entering a loop that surely runs its body: the body comes next */
+            const IrBlock *tb = &f->blocks.v[t.b];
+            if (tb->loop_header == t.b && !an_in_loop(f, s.b, t.b) && runs_body(an, f, t.b)) {
+                r = scan_block(an, f, t.b, 0, obj);
+                if (r == SCAN_BACKWARD)
+                    return true;
+                if (r == SCAN_REGION_ENDS)
+                    continue;
+                t.b = tb->succs.v[0];
+                state_enter(w, &t);
+            }
             if (w->nvisited >= w->budget)
                 t.n = 0;   /* too many paths: forget what was known, stay sound */
             if (first_visit(w, &t))

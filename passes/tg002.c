@@ -52,6 +52,21 @@ static uint32_t optimizer_model_name(const IrFunction *f, ValueId opt)
     return attr->op == IR_ATTR && attr->nargs ? identity_name(f, attr->args[0]) : 0;
 }
 
+/* May the zero_grad() receiver be the stepped optimizer? Told apart by
+ * allocation site when both have one (`opts["D"]` is the Adam made for
+ * D), else by the name they are read from (`opt_g` / `opt_d`); when
+ * neither tells (`opts[name]`), they may be the same. */
+static bool may_be_stepped(const IrFunction *f, ValueId recv, ValueId opt, uint32_t want)
+{
+    const IrValue *a = &f->values.v[recv], *b = &f->values.v[opt];
+    if (recv == opt)
+        return true;
+    if (a->origin && b->origin)
+        return a->origin == b->origin;
+    uint32_t name = identity_name(f, recv);
+    return !want || !name || name == want;
+}
+
 static ZeroFacts zeroing_in_loop(const Analysis *an, const IrFunction *f, BlockId h,
                                  ValueId opt)
 {
@@ -77,7 +92,9 @@ static ZeroFacts zeroing_in_loop(const Analysis *an, const IrFunction *f, BlockI
             continue;
         }
         const IrValue *r = &f->values.v[recv];
-        bool same_optimizer = recv == opt || (want && identity_name(f, recv) == want);
+        bool same_optimizer = (r->roles & ROLE_OPTIMIZER)
+                                  ? may_be_stepped(f, recv, opt, want)
+                                  : recv == opt || (want && identity_name(f, recv) == want);
         /* model.zero_grad() zeroes that model's parameters: it covers the
          * optimizer unless we know the optimizer holds another model's */
         bool model_zero = !(r->roles & ROLE_OPTIMIZER) &&

@@ -1,0 +1,19 @@
+# Optimizers in a dict, each zeroed by its own key before its backward().
+import torch
+import torch.nn as nn
+
+G = nn.Linear(16, 32).cuda()
+D = nn.Linear(32, 1).cuda()
+opt = {"G": torch.optim.Adam(G.parameters()), "D": torch.optim.Adam(D.parameters())}
+
+for real in loader:
+    real = real.cuda()
+    fake = G(torch.randn(real.size(0), 16, device="cuda"))
+    opt["D"].zero_grad()
+    d_loss = D(real).mean() - D(fake.detach()).mean()
+    d_loss.backward()
+    opt["D"].step()
+    g_loss = -D(fake).mean()
+    opt["G"].zero_grad()
+    g_loss.backward()
+    opt["G"].step()
