@@ -1204,6 +1204,22 @@ static void facts_of_param(Facts *F, int fi, IrValue *v)
     v->ctor = pf->ctor;
 }
 
+/* The output of a model call, attached: `outputs = model(**batch)`. */
+static bool model_output(const IrFunction *f, ValueId x)
+{
+    const IrValue *o = val(f, ir_resolve(f, x));
+    return o->op == IR_CALL && o->nargs && o->attach == ATT_ATTACHED &&
+           (val(f, o->args[0])->roles & ROLE_MODEL);
+}
+
+static bool key_is(const Syntax *S, const IrValue *k, const char *text)
+{
+    const char *t;
+    uint32_t len;
+    return k->node && S->nodes[k->node].kind == N_STRING && ir_const_key(S, k, &t, &len) &&
+           len == strlen(text) && memcmp(t, text, len) == 0;
+}
+
 static void transfer(Facts *F, int fi, IrFunction *f, IrValue *v)
 {
     Attach in = ATT_BOTTOM;
@@ -1261,6 +1277,8 @@ static void transfer(Facts *F, int fi, IrFunction *f, IrValue *v)
             /* model.x may be a submodule, a method or a config: not a model */
             set(v, base->attach == ATT_BOTTOM ? ATT_MAYBE : (Attach)base->attach,
                 base->roles & (ROLE_LOSS | ROLE_BATCH));
+            if (str_is(F->S, v->name, "loss") && model_output(f, v->args[0]))
+                v->roles |= ROLE_LOSS | ROLE_SCALAR;   /* Hugging Face's outputs.loss */
         }
         break;
     }
@@ -1269,6 +1287,9 @@ static void transfer(Facts *F, int fi, IrFunction *f, IrValue *v)
             break;
         const IrValue *base = val(f, v->args[0]);
         set(v, (Attach)base->attach, base->roles & (ROLE_BATCH | ROLE_LOSS | ROLE_PARAM));
+        if (v->op == IR_SUBSCR && v->nargs == 2 && key_is(F->S, val(f, v->args[1]), "loss") &&
+            model_output(f, v->args[0]))
+            v->roles |= ROLE_LOSS | ROLE_SCALAR;   /* outputs["loss"] */
         break;
     }
     case IR_ITER_NEXT: {
