@@ -5,6 +5,7 @@
  * under "train" anywhere, `d[phase]` every value of the dict. Removing an
  * entry only narrows that set, so `del` and `pop` are ignored. */
 #include "internal.h"
+#include "project.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,8 +21,29 @@ static bool is_dict_build(const Syntax *S, const IrValue *x)
 
 enum { DICTS_PER_VALUE = 4 };
 
+/* Is the name declared `global` in some function (which may rebind it)? */
+static bool declared_global(const Ir *ir, uint32_t name)
+{
+    uint32_t lo = 0, hi = ir->nglobal_names;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (ir->global_names[mid] < name)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < ir->nglobal_names && ir->global_names[lo] == name;
+}
+
+static int id_order(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
 /* The dict a value denotes, as (function, value): a literal in f, or the one
- * module-level definition of a global that is a dict literal. */
+ * module-level definition of a global that is a dict literal (and that no
+ * function declares `global`). */
 static bool dict_at(const Ir *ir, const IrFunction *f, ValueId x, uint32_t *fn, ValueId *id)
 {
     const Syntax *S = ir->syn;
@@ -31,7 +53,8 @@ static bool dict_at(const Ir *ir, const IrFunction *f, ValueId x, uint32_t *fn, 
         *fn = (uint32_t)(f - ir->funcs.v), *id = x;
         return true;
     }
-    if (b->op != IR_GLOBAL || b->qual || b->name >= ir->nnames || !ir->last_def[b->name])
+    if (b->op != IR_GLOBAL || b->qual || b->name >= ir->nnames || !ir->last_def[b->name] ||
+        declared_global(ir, b->name))
         return false;
     uint32_t d = ir->last_def[b->name];
     if (ir->prev_def[d - 1])
@@ -44,12 +67,36 @@ static bool dict_at(const Ir *ir, const IrFunction *f, ValueId x, uint32_t *fn, 
     return true;
 }
 
-static int param_order(const void *a, const void *b)
+/* IrDictWrite and IrDictParam are sorted by their first two fields, two
+ * uint32_t: (fn, dict) and (fn, slot). */
+uint32_t ir_param_slot(const IrFunction *g, ValueId param)
 {
-    const IrDictParam *x = a, *y = b;
-    if (x->fn != y->fn)
-        return x->fn < y->fn ? -1 : 1;
-    return x->slot < y->slot ? -1 : x->slot > y->slot;
+    for (uint32_t i = 0; i < g->params.n; i++)
+        if (ir_resolve(g, g->params.v[i]) == param)
+            return i;
+    return UINT32_MAX;
+}
+
+static int pair_order(const void *a, const void *b)
+{
+    const uint32_t *x = a, *y = b;
+    if (x[0] != y[0])
+        return x[0] < y[0] ? -1 : 1;
+    return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+/* The first of n sorted records not before probe. */
+static uint32_t lower_bound(const void *base, uint32_t n, size_t size, const void *probe)
+{
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (pair_order((const char *)base + mid * size, probe) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 /* The dicts x may be: dict_at's, or for a parameter the dicts every in-file
@@ -58,32 +105,18 @@ static uint32_t dicts_of(const Ir *ir, const IrFunction *f, ValueId x, uint32_t 
 {
     if (dict_at(ir, f, x, fn, id))
         return 1;
-    const IrValue *p = val(f, ir_resolve(f, x));
-    if (p->op != IR_PARAM || !ir->ndict_params)
+    ValueId pid = ir_resolve(f, x);
+    uint32_t slot = val(f, pid)->op == IR_PARAM && ir->ndict_params ? ir_param_slot(f, pid) : UINT32_MAX;
+    if (slot == UINT32_MAX)
         return 0;
-    IrDictParam probe = {(uint32_t)(f - ir->funcs.v), p->index, 0, 0};
-    uint32_t lo = 0, hi = ir->ndict_params, n = 0;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (param_order(&ir->dict_params[mid], &probe) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (uint32_t i = lo; i < ir->ndict_params && !param_order(&ir->dict_params[i], &probe); i++) {
+    IrDictParam probe = {(uint32_t)(f - ir->funcs.v), slot, 0, 0};
+    uint32_t n = 0;
+    for (uint32_t i = lower_bound(ir->dict_params, ir->ndict_params, sizeof probe, &probe); i < ir->ndict_params && !pair_order(&ir->dict_params[i], &probe); i++) {
         if (n == DICTS_PER_VALUE)
             return 0;
         fn[n] = ir->dict_params[i].dfn, id[n] = ir->dict_params[i].dict, n++;
     }
     return n;
-}
-
-static int write_order(const void *a, const void *b)
-{
-    const IrDictWrite *x = a, *y = b;
-    if (x->fn != y->fn)
-        return x->fn < y->fn ? -1 : 1;
-    return x->dict < y->dict ? -1 : x->dict > y->dict;
 }
 
 static void *grow(void *p, uint32_t n, uint32_t *cap, size_t size)
@@ -117,23 +150,21 @@ static void index_dict_params(Ir *ir)
         const IrFunction *f = &ir->funcs.v[fi];
         for (uint32_t i = 1; i < f->values.n; i++) {
             const IrValue *v = val(f, i);
-            int g = -2;
-            for (uint32_t a = 1; v->op == IR_CALL && a < v->nargs; a++) {
-                uint32_t dfn;
-                ValueId dict;
-                if (!dict_at(ir, f, v->args[a], &dfn, &dict))
-                    continue;
-                if (g == -2)
-                    g = ir_callee_function(ir, f, v->args[0]);
-                if (g < 0 || ir->funcs.v[g].class_index >= 0)
-                    break;
-                const IrFunction *G = &ir->funcs.v[g];
-                for (uint32_t slot = 0; slot < G->params.n; slot++)
-                    if (ir_call_argument(v, G, 0, slot) == v->args[a]) {
-                        b = grow(b, n, &cap, sizeof *b);
-                        b[n++] = (IrDictParam){(uint32_t)g, slot, dfn, dict};
-                        break;
-                    }
+            bool passes_dict = false;
+            uint32_t dfn;
+            ValueId dict;
+            for (uint32_t a = 1; v->op == IR_CALL && a < v->nargs && !passes_dict; a++)
+                passes_dict = dict_at(ir, f, v->args[a], &dfn, &dict);
+            int g = passes_dict ? ir_callee_function(ir, f, v->args[0]) : -1;
+            if (g < 0 || ir->funcs.v[g].class_index >= 0)
+                continue;
+            const IrFunction *G = &ir->funcs.v[g];
+            for (uint32_t slot = 0; slot < G->params.n; slot++) {   /* one binding per call and slot */
+                ValueId arg = ir_call_argument(v, G, 0, slot);
+                if (arg && dict_at(ir, f, arg, &dfn, &dict)) {
+                    b = grow(b, n, &cap, sizeof *b);
+                    b[n++] = (IrDictParam){(uint32_t)g, slot, dfn, dict};
+                }
             }
         }
     }
@@ -152,10 +183,10 @@ static void index_dict_params(Ir *ir)
                 calls[g]++;
         }
     }
-    qsort(b, n, sizeof *b, param_order);
+    qsort(b, n, sizeof *b, pair_order);
     uint32_t kept = 0;
     for (uint32_t i = 0, j; i < n; i = j) {
-        for (j = i; j < n && !param_order(&b[j], &b[i]); j++)
+        for (j = i; j < n && !pair_order(&b[j], &b[i]); j++)
             ;
         if (j - i == calls[b[i].fn])   /* every call passes a dict for it */
             for (uint32_t k = i; k < j; k++)
@@ -168,9 +199,88 @@ static void index_dict_params(Ir *ir)
 
 /* Every store into, and every call that adds to, a readable dict, sorted
  * by the dict, so that a lookup costs a binary search, not a scan. */
+/* The names some function declares `global`: such a function may rebind
+ * a module-level dict pfc would otherwise take as the only definition. */
+static void index_global_names(Ir *ir)
+{
+    const Syntax *S = ir->syn;
+    uint32_t *v = NULL, n = 0, cap = 0;
+    for (uint32_t k = 0; k < S->nnodes; k++) {
+        const Node *g = &S->nodes[k];
+        if (g->kind != N_GLOBAL)
+            continue;
+        for (uint32_t t = g->first_tok; t < g->end_tok; t++) {
+            const Token *tok = &S->toks.v[t];
+            uint32_t id = tok->kind == T_NAME ? intern_lookup(&S->names, S->src + tok->start, tok->len) : 0;
+            if (id) {
+                v = grow(v, n, &cap, sizeof *v);
+                v[n++] = id;
+            }
+        }
+    }
+    if (n)
+        qsort(v, n, sizeof *v, id_order);
+    ir->nglobal_names = n;
+    ir->global_names = settle(S->arena, v, n, sizeof *v);
+}
+
+/* Does this use of a readable dict (operand a of v) let code pfc does not
+ * see change it: stored in an attribute, a container or another dict,
+ * returned, merged by a phi, or passed to a call that is neither a library
+ * function nor an in-file function whose parameter the dict is bound to? */
+static bool escapes(const Ir *ir, const IrFunction *f, const IrValue *v, uint32_t a)
+{
+    switch ((IrOp)v->op) {
+    case IR_STORE_ATTR: return a == 1;
+    case IR_STORE_SUBSCR: return a == 2;
+    case IR_BUILD: case IR_RETURN: case IR_YIELD: return true;
+    case IR_PHI: return ir_resolve(f, (ValueId)(v - f->values.v)) == (ValueId)(v - f->values.v);
+    case IR_CALL: {
+        if (a == 0)
+            return false;
+        const IrValue *callee = val(f, v->args[0]);
+        int g = ir_callee_function(ir, f, v->args[0]);
+        if (g >= 0) {
+            const IrFunction *G = &ir->funcs.v[g];
+            for (uint32_t slot = 0; slot < G->params.n; slot++)
+                if (ir_call_argument(v, G, 0, slot) == v->args[a]) {
+                    uint32_t fn[DICTS_PER_VALUE];
+                    ValueId d[DICTS_PER_VALUE];
+                    return G->class_index >= 0 ||
+                           !dicts_of(ir, G, ir_resolve(G, G->params.v[slot]), fn, d);
+                }
+            return true;
+        }
+        /* a library callable (print, len, torch.save) reads it; a project
+         * function or an unknown callable may change it */
+        return !callee->qual || ir_project_export(ir, callee->qual) != NULL;
+    }
+    default: return false;
+    }
+}
+
+static IrDictWrite *add_write(IrDictWrite *w, uint32_t *n, uint32_t *cap, const Ir *ir,
+                              const IrFunction *f, ValueId base, uint32_t fi, ValueId store)
+{
+    uint32_t dfn[DICTS_PER_VALUE];
+    ValueId dict[DICTS_PER_VALUE];
+    uint32_t nd = dicts_of(ir, f, base, dfn, dict);
+    for (uint32_t k = 0; k < nd; k++) {
+        w = grow(w, *n, cap, sizeof *w);
+        w[(*n)++] = (IrDictWrite){dfn[k], dict[k], fi, store};
+    }
+    return w;
+}
+
+/* Every store into, and every call that adds to, a readable dict (through
+ * a parameter it is bound to too), and every use that lets unseen code
+ * change it (an entry with no store: the dict cannot be listed), sorted by
+ * the dict, so that a lookup costs a binary search, not a scan. */
 void ir_index_dict_writes(Ir *ir)
 {
     const Syntax *S = ir->syn;
+    index_global_names(ir);
+    index_dict_params(ir);
     uint32_t update = intern_lookup(&S->names, "update", 6);
     uint32_t setdefault = intern_lookup(&S->names, "setdefault", 10);
     IrDictWrite *w = NULL;
@@ -179,31 +289,26 @@ void ir_index_dict_writes(Ir *ir)
         const IrFunction *f = &ir->funcs.v[fi];
         for (uint32_t i = 1; i < f->values.n; i++) {
             const IrValue *v = val(f, i);
-            ValueId base;
-            bool adds;
             if (v->op == IR_STORE_SUBSCR && v->nargs == 3) {
-                base = v->args[0], adds = false;
+                w = add_write(w, &n, &cap, ir, f, v->args[0], fi, (ValueId)i);
             } else if (v->op == IR_CALL && v->nargs && val(f, v->args[0])->op == IR_ATTR &&
                        val(f, v->args[0])->nargs &&
                        ((update && val(f, v->args[0])->name == update) ||
                         (setdefault && val(f, v->args[0])->name == setdefault))) {
-                base = val(f, v->args[0])->args[0], adds = true;
-            } else {
-                continue;
+                w = add_write(w, &n, &cap, ir, f, val(f, v->args[0])->args[0], fi, 0);
             }
-            uint32_t dfn;
-            ValueId dict;
-            if (!dict_at(ir, f, base, &dfn, &dict))
-                continue;
-            w = grow(w, n, &cap, sizeof *w);
-            w[n++] = (IrDictWrite){dfn, dict, fi, adds ? 0 : (ValueId)i};
+            for (uint32_t a = 0; a < v->nargs; a++) {
+                uint32_t dfn[DICTS_PER_VALUE];
+                ValueId dict[DICTS_PER_VALUE];
+                if (dicts_of(ir, f, v->args[a], dfn, dict) && escapes(ir, f, v, a))
+                    w = add_write(w, &n, &cap, ir, f, v->args[a], fi, 0);
+            }
         }
     }
     if (n)
-        qsort(w, n, sizeof *w, write_order);
+        qsort(w, n, sizeof *w, pair_order);
     ir->ndict_writes = n;
     ir->dict_writes = settle(S->arena, w, n, sizeof *w);
-    index_dict_params(ir);
 }
 
 bool ir_const_key(const Syntax *S, const IrValue *k, const char **p, uint32_t *len)
@@ -277,16 +382,8 @@ static void literal_entries(Lookup *q, uint32_t fn, ValueId dict)
 static void stored_entries(Lookup *q, uint32_t fn, ValueId dict)
 {
     const Ir *ir = q->ir;
-    uint32_t lo = 0, hi = ir->ndict_writes;
     IrDictWrite probe = {fn, dict, 0, 0};
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (write_order(&ir->dict_writes[mid], &probe) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (uint32_t i = lo; i < ir->ndict_writes && !write_order(&ir->dict_writes[i], &probe); i++) {
+    for (uint32_t i = lower_bound(ir->dict_writes, ir->ndict_writes, sizeof probe, &probe); i < ir->ndict_writes && !pair_order(&ir->dict_writes[i], &probe); i++) {
         const IrDictWrite *w = &ir->dict_writes[i];
         if (!w->store) {
             q->unknown = true;   /* d.update(...): entries pfc cannot list */
@@ -305,10 +402,19 @@ static bool lookup(Lookup *q, const IrFunction *f, ValueId dict_value)
     ValueId dict[DICTS_PER_VALUE];
     uint32_t nd = dicts_of(q->ir, f, dict_value, fn, dict);
     q->out->n = 0;
+    const char *t;
+    uint32_t len;
+    bool constant = q->key && ir_const_key(q->ir->syn, q->key, &t, &len);
     for (uint32_t i = 0; i < nd && !q->unknown; i++) {
+        uint32_t before = q->out->n;
         literal_entries(q, fn[i], dict[i]);
         if (!q->unknown)
             stored_entries(q, fn[i], dict[i]);
+        /* two values under one key of one dict: which one a read sees
+         * depends on the order pfc does not follow (a store may replace
+         * the literal's) */
+        if (constant && q->out->n - before > 1)
+            q->unknown = true;
     }
     return nd && !q->unknown && q->out->n > 0;
 }

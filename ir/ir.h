@@ -184,6 +184,8 @@ typedef struct Ir {
     uint32_t ndict_writes;
     IrDictParam *dict_params;           /* sorted by (fn, slot) */
     uint32_t ndict_params;
+    uint32_t *global_names;             /* declared `global` in some function, sorted */
+    uint32_t nglobal_names;
 } Ir;
 
 /* Lowers a parsed module (errors allowed: ERROR nodes become OPAQUE values)
@@ -222,6 +224,9 @@ typedef struct IrDictHits { uint32_t n; uint32_t fn[IR_DICT_MAX]; ValueId v[IR_D
 bool ir_dict_element(const Ir *ir, const IrFunction *f, ValueId v, IrDictHits *out);
 void ir_index_dict_writes(Ir *ir);
 int ir_callee_function(const Ir *ir, const IrFunction *f, ValueId callee);
+/* The position in g->params of parameter value `param` (PARAM's index also
+ * counts a bare `*` and `/`), or UINT32_MAX. */
+uint32_t ir_param_slot(const IrFunction *g, ValueId param);
 /* The text of a constant string (without its quotes and prefix: "train" and
  * 'train' are one key) or number; false for anything else. */
 bool ir_const_key(const Syntax *S, const IrValue *k, const char **text, uint32_t *len);

@@ -558,6 +558,9 @@ static void tuple_elements(const Ir *ir, const IrFunction *g, ProjectExport *e)
     const Syntax *S = ir->syn;
     uint32_t n = 0, roles[EXPORT_ELEMENTS];
     uint8_t starved = 0xff;
+    for (uint32_t i = 1; i < g->values.n; i++)
+        if (g->values.v[i].op == IR_YIELD)
+            return;   /* a generator: its call gives no tuple */
     for (uint32_t i = 0; i < g->returns.n; i++) {
         const IrValue *r = &g->values.v[g->returns.v[i]];
         const IrValue *t = r->nargs ? &g->values.v[ir_resolve(g, r->args[0])] : NULL;

@@ -1138,12 +1138,12 @@ void ir_build_in_project(Ir *ir, Syntax *syn, const IrProjectHook *hook)
     ir->funcs.v = ir_heap_settle(L.A, ir->funcs.v, ir->funcs.cap = ir->funcs.n, sizeof(IrFunction));
     index_module_defs(ir);
     index_class_methods(ir);
-    ir_index_dict_writes(ir);
     if (hook && ir->import_nodes.n) {
         ProjectView view = {NULL, 0};
         hook->resolve(hook->ctx, ir, &view);
         if (view.n)
             ir_project_bind(ir, &view);
     }
+    ir_index_dict_writes(ir);   /* after the bind: a project callee may change a dict */
     ir_compute_facts(ir);
 }

@@ -1,5 +1,6 @@
 #include "analysis.h"
 #include "../ir/params.h"
+#include <stdlib.h>
 #include <string.h>
 
 static uint32_t name(Syntax *S, const char *s) { return intern(&S->names, s, (uint32_t)strlen(s)); }
@@ -391,7 +392,8 @@ static bool generator_draws_from(const Analysis *an, const IrFunction *f, const 
         if (v->op != IR_ITER_NEXT || !v->nargs)
             continue;
         const IrValue *p = &g->values.v[ir_resolve(g, v->args[0])];
-        ValueId arg = p->op == IR_PARAM ? ir_call_argument(call, g, 0, p->index) : 0;
+        uint32_t slot = p->op == IR_PARAM ? ir_param_slot(g, (ValueId)(p - g->values.v)) : UINT32_MAX;
+        ValueId arg = slot != UINT32_MAX ? ir_call_argument(call, g, 0, slot) : 0;
         if (arg && draws_from(an, f, arg, origin, depth + 1))
             return true;
     }
@@ -658,6 +660,15 @@ typedef struct Known {
     bool truth;                /* whether that holds */
 } Known;
 
+static bool plain_string(const Syntax *S, const IrValue *v)
+{
+    if (v->op != IR_CONST || !v->node || S->nodes[v->node].kind != N_STRING)
+        return false;
+    const Token *t = &S->toks.v[S->nodes[v->node].first_tok];
+    char c = S->src[t->start];
+    return c == '"' || c == '\'';   /* no prefix: not bytes, not raw */
+}
+
 /* `x == "k"`, `"k" == x`, `x != "k"`: x, the constant, and whether it is `==`. */
 static bool equality_test(const Syntax *S, const IrFunction *f, ValueId c, ValueId *subject,
                           const IrValue **k, bool *eq)
@@ -676,8 +687,9 @@ static bool equality_test(const Syntax *S, const IrFunction *f, ValueId c, Value
     const char *t;
     uint32_t len;
     const IrValue *a = &f->values.v[v->args[0]], *b = &f->values.v[v->args[1]];
-    bool ka = ir_const_key(S, a, &t, &len), kb = ir_const_key(S, b, &t, &len);
-    if (ka == kb)
+    /* plain string literals only: 1 and 1.0, "a" and b"a" have one text */
+    bool ka = plain_string(S, a), kb = plain_string(S, b);
+    if (ka == kb || !ir_const_key(S, ka ? a : b, &t, &len))
         return false;
     *subject = ir_resolve(f, v->args[ka ? 1 : 0]);
     *k = ka ? a : b;
@@ -693,6 +705,25 @@ static bool same_constant(const Syntax *S, const IrValue *a, const IrValue *b)
            S->nodes[a->node].kind == S->nodes[b->node].kind && memcmp(x, y, xl) == 0;
 }
 
+/* A test value whose truth cannot change while it lives: a comparison, a
+ * parameter or constant, or the item of a literal of constants (`for
+ * training in (True, False)`). A list's truth changes as it is filled. */
+static bool stable_truth(const IrFunction *f, ValueId c)
+{
+    const IrValue *v = &f->values.v[ir_resolve(f, c)];
+    if (v->op == IR_COMPARE || v->op == IR_CONST || v->op == IR_PARAM)
+        return true;
+    if (v->op != IR_ITER_NEXT || !v->nargs)
+        return false;
+    const IrValue *it = &f->values.v[ir_resolve(f, v->args[0])];
+    if (it->op != IR_BUILD)
+        return false;
+    for (uint32_t i = 0; i < it->nargs; i++)
+        if (f->values.v[it->args[i]].op != IR_CONST)
+            return false;
+    return it->nargs > 0;
+}
+
 /* What the test c having outcome `truth` says. */
 static Known learn(const Syntax *S, const IrFunction *f, ValueId c, bool truth)
 {
@@ -701,6 +732,8 @@ static Known learn(const Syntax *S, const IrFunction *f, ValueId c, bool truth)
     bool eq;
     if (equality_test(S, f, c, &x, &k, &eq))
         return (Known){x, k, eq ? truth : !truth};
+    if (!stable_truth(f, c))
+        return (Known){0, NULL, truth};   /* learns nothing */
     return (Known){ir_resolve(f, c), NULL, truth};
 }
 
@@ -745,6 +778,8 @@ static bool same_known(const Syntax *S, const Known *a, const Known *b)
 /* The pool index of k, added if new; -1 when the pool is full. */
 static int pool_index(PathWalk *w, const Known *k)
 {
+    if (!k->subject)
+        return -1;   /* a test that says nothing lasting */
     for (uint32_t i = 0; i < w->npool; i++)
         if (same_known(w->S, &w->pool[i], k))
             return (int)i;
@@ -754,16 +789,17 @@ static int pool_index(PathWalk *w, const Known *k)
     return (int)w->npool++;
 }
 
-/* s also knows pool entry i: it replaces what s knew of the same subject;
- * past KNOWN_MAX the oldest-numbered is dropped. Kept sorted. */
-static void state_add(PathWalk *w, PathState *s, int i)
+/* s also knows pool entry i (several of one subject may hold together:
+ * `phase != "train"` and `phase != "val"` in an elif chain); past
+ * KNOWN_MAX the lowest-numbered is dropped. Kept sorted. */
+static void state_add(PathState *s, int i)
 {
     if (i < 0)
         return;
-    uint32_t m = 0;
     for (uint32_t j = 0; j < s->n; j++)
-        if (w->pool[s->k[j]].subject != w->pool[i].subject)
-            s->k[m++] = s->k[j];
+        if (s->k[j] == (uint8_t)i)
+            return;   /* known already */
+    uint32_t m = s->n;
     if (m == KNOWN_MAX)
         memmove(s->k, s->k + 1, --m);
     s->k[m++] = (uint8_t)i;
@@ -785,22 +821,47 @@ static void state_enter(PathWalk *w, PathState *s)
     s->n = (uint8_t)m;
 }
 
-/* Marks s visited; false if it was, or if the walk is over its budget. */
-static bool first_visit(PathWalk *w, const PathState *s)
+static uint32_t state_hash(const PathState *s)
 {
     uint64_t h = s->b * 0x9E3779B97F4A7C15ull;
     for (uint32_t j = 0; j < s->n; j++)
         h = (h ^ s->k[j]) * 0x100000001B3ull;
-    for (uint32_t i = (uint32_t)(h >> 32) & w->mask;; i = (i + 1) & w->mask) {
-        PathState *e = &w->visited[i];
-        if (e->b == UINT32_MAX) {
-            *e = *s;
-            w->nvisited++;
-            return true;
-        }
-        if (e->b == s->b && e->n == s->n && !memcmp(e->k, s->k, s->n))
-            return false;
+    return (uint32_t)(h >> 32);
+}
+
+static PathState *visited_slot(PathState *table, uint32_t mask, const PathState *s)
+{
+    for (uint32_t i = state_hash(s) & mask;; i = (i + 1) & mask) {
+        PathState *e = &table[i];
+        if (e->b == UINT32_MAX ||
+            (e->b == s->b && e->n == s->n && !memcmp(e->k, s->k, s->n)))
+            return e;
     }
+}
+
+/* Marks s visited; false if it was. The table grows with the states the
+ * walk reaches (malloc'ed: a walk per eval() must not cost the function's
+ * size in memory each time). */
+static bool first_visit(PathWalk *w, const PathState *s)
+{
+    if (2 * (w->nvisited + 1) > w->mask + 1) {
+        uint32_t cap = 2 * (w->mask + 1);
+        PathState *t = malloc(cap * sizeof *t);
+        if (!t)
+            abort();
+        memset(t, 0xff, cap * sizeof *t);
+        for (uint32_t i = 0; i <= w->mask; i++)
+            if (w->visited[i].b != UINT32_MAX)
+                *visited_slot(t, cap - 1, &w->visited[i]) = w->visited[i];
+        free(w->visited);
+        w->visited = t, w->mask = cap - 1;
+    }
+    PathState *e = visited_slot(w->visited, w->mask, s);
+    if (e->b != UINT32_MAX)
+        return false;
+    *e = *s;
+    w->nvisited++;
+    return true;
 }
 
 /* The successor of b the tests s knows decide, or -1 when both may run. */
@@ -823,7 +884,7 @@ static void state_take(PathWalk *w, PathState *s, BlockId from, uint32_t i)
     const IrBlock *blk = &w->f->blocks.v[from];
     if (blk->cond && blk->succs.n == 2 && blk->loop_header != from) {
         Known k = learn(w->S, w->f, blk->cond, i == 0);
-        state_add(w, s, pool_index(w, &k));
+        state_add(s, pool_index(w, &k));
     }
 }
 
@@ -837,12 +898,7 @@ static void learn_guards(PathWalk *w, PathState *s)
         const IrBlock *pb = &w->f->blocks.v[p];
         if (pb->cond && pb->succs.n == 2 && pb->loop_header != p && s->n < KNOWN_MAX) {
             Known k = learn(w->S, w->f, pb->cond, pb->succs.v[0] == b);
-            int i = pool_index(w, &k);
-            bool known_subject = false;
-            for (uint32_t j = 0; i >= 0 && j < s->n; j++)
-                known_subject |= w->pool[s->k[j]].subject == w->pool[i].subject;
-            if (!known_subject)   /* the innermost test of a subject is the one that holds */
-                state_add(w, s, i);
+            state_add(s, pool_index(w, &k));   /* every guard of the chain holds */
         }
         b = p;
     }
@@ -892,46 +948,30 @@ static bool runs_body(const Analysis *an, const IrFunction *f, BlockId h)
  * the `if phase == "train": loss.backward()` of the same phase is not
  * taken. A known test ends where its subject is computed again. A loop
  * that surely runs its body is not skipped on entry (runs_body). */
-bool an_backward_before_train(const Analysis *an, Arena *A, const IrFunction *f, ValueId at,
-                              ValueId obj)
+/* The walk of an_backward_before_train from the end of b0 on. */
+static bool walk_reaches_backward(const Analysis *an, PathWalk *w, BlockId b0, ValueId obj)
 {
-    BlockId b0 = f->values.v[at].block;
-    const IrBlock *blk = &f->blocks.v[b0];
-    uint32_t pos = 0;
-    while (pos < blk->values.n && blk->values.v[pos] != at)
-        pos++;
-    int r = scan_block(an, f, b0, pos + 1, obj);
-    if (r != SCAN_GO_ON)
-        return r == SCAN_BACKWARD;
-    PathWalk *w = arena_alloc(A, sizeof *w);
-    w->S = an->S, w->f = f, w->npool = 0, w->nvisited = 0;
-    /* states with tests known: at most budget; without: one per block */
-    w->budget = VISITS_PER_BLOCK * f->blocks.n + 64;
-    uint32_t cap = 64;
-    while (cap < 2 * (w->budget + f->blocks.n))
-        cap *= 2;
-    w->mask = cap - 1;
-    w->visited = arena_alloc(A, cap * sizeof *w->visited);
-    memset(w->visited, 0xff, cap * sizeof *w->visited);
-    PathState *stack = arena_alloc(A, cap * sizeof *stack);
-    uint32_t n = 0;
+    const IrFunction *f = w->f;
+    uint32_t n = 0, cap = 64;
+    PathState *stack = malloc(cap * sizeof *stack);
+    if (!stack)
+        abort();
     PathState s0 = {b0, 0, {0}};
     learn_guards(w, &s0);
     stack[n++] = s0;
-    bool first = true;
-    while (n) {
+    bool first = true, reaches = false;
+    while (n && !reaches) {
         PathState s = stack[--n];
         if (!first) {
-            r = scan_block(an, f, s.b, 0, obj);
-            if (r == SCAN_BACKWARD)
-                return true;
-            if (r == SCAN_REGION_ENDS)
+            int r = scan_block(an, f, s.b, 0, obj);
+            reaches = r == SCAN_BACKWARD;
+            if (r != SCAN_GO_ON)
                 continue;
         }
         first = false;
         const IrBlock *x = &f->blocks.v[s.b];
         int only = decided_successor(w, &s);
-        for (uint32_t i = 0; i < x->succs.n; i++) {
+        for (uint32_t i = 0; i < x->succs.n && !reaches; i++) {
             if (only >= 0 && (uint32_t)only != i)
                 continue;
             PathState t = s;
@@ -941,19 +981,51 @@ bool an_backward_before_train(const Analysis *an, Arena *A, const IrFunction *f,
             /* entering a loop that surely runs its body: the body comes next */
             const IrBlock *tb = &f->blocks.v[t.b];
             if (tb->loop_header == t.b && !an_in_loop(f, s.b, t.b) && runs_body(an, f, t.b)) {
-                r = scan_block(an, f, t.b, 0, obj);
-                if (r == SCAN_BACKWARD)
-                    return true;
-                if (r == SCAN_REGION_ENDS)
+                int r = scan_block(an, f, t.b, 0, obj);
+                reaches = r == SCAN_BACKWARD;
+                if (r != SCAN_GO_ON)
                     continue;
                 t.b = tb->succs.v[0];
                 state_enter(w, &t);
             }
             if (w->nvisited >= w->budget)
                 t.n = 0;   /* too many paths: forget what was known, stay sound */
-            if (first_visit(w, &t))
-                stack[n++] = t;
+            if (!first_visit(w, &t))
+                continue;
+            if (n == cap) {
+                cap *= 2;
+                stack = realloc(stack, cap * sizeof *stack);
+                if (!stack)
+                    abort();
+            }
+            stack[n++] = t;
         }
     }
-    return false;
+    free(stack);
+    return reaches;
+}
+
+bool an_backward_before_train(const Analysis *an, Arena *A, const IrFunction *f, ValueId at,
+                              ValueId obj)
+{
+    (void)A;
+    BlockId b0 = f->values.v[at].block;
+    const IrBlock *blk = &f->blocks.v[b0];
+    uint32_t pos = 0;
+    while (pos < blk->values.n && blk->values.v[pos] != at)
+        pos++;
+    int r = scan_block(an, f, b0, pos + 1, obj);
+    if (r != SCAN_GO_ON)
+        return r == SCAN_BACKWARD;
+    PathWalk w;
+    w.S = an->S, w.f = f, w.npool = 0, w.nvisited = 0;
+    w.budget = VISITS_PER_BLOCK * f->blocks.n + 64;   /* states with tests known */
+    w.mask = 63;
+    w.visited = malloc(64 * sizeof *w.visited);
+    if (!w.visited)
+        abort();
+    memset(w.visited, 0xff, 64 * sizeof *w.visited);
+    bool reaches = walk_reaches_backward(an, &w, b0, obj);
+    free(w.visited);
+    return reaches;
 }
