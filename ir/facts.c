@@ -232,7 +232,6 @@ static bool cuda_argument(const IrFunction *f, const IrValue *call)
 
 
 /* The function a callee value denotes, or -1. */
-int ir_callee_function(const Ir *ir, const IrFunction *f, ValueId callee);
 
 static int method_of(const Ir *ir, uint32_t cls1, uint32_t name)
 {
@@ -1469,9 +1468,39 @@ static void mark_read_back(const IrFunction *f, uint32_t *pos, uint8_t *seen)
         }
 }
 
-/* The SEEN_* bits of every value: who besides its own run reads it. */
-static void mark_dict_entries(Facts *F);
+/* The entries of the dicts pfc reads (facts_of_dict_element): a module-level
+ * literal's items are read by other functions through a GLOBAL, a dict a
+ * call passes by its callee, a store also by its own function, before it
+ * in a loop. */
+static void mark_items(Facts *F, uint32_t fn, ValueId dict)
+{
+    const IrFunction *g = &F->ir->funcs.v[fn];
+    const IrValue *d = &g->values.v[dict];
+    for (uint32_t a = 0; a < d->nargs; a++) {
+        const IrValue *x = &g->values.v[d->args[a]];
+        if (x->op == IR_BUILD && x->nargs == 2 && x->node &&
+            F->ir->syn->nodes[x->node].kind == N_DICT_ITEM)
+            F->seen[fn][x->args[1]] |= SEEN_MODULE;
+    }
+}
 
+static void mark_dict_entries(Facts *F)
+{
+    const Ir *ir = F->ir;
+    const IrFunction *m = &ir->funcs.v[0];
+    for (uint32_t i = 1; i < m->values.n; i++)
+        if (m->values.v[i].op == IR_BUILD)
+            mark_items(F, 0, i);
+    for (uint32_t i = 0; i < ir->ndict_params; i++)   /* a dict a caller passes */
+        mark_items(F, ir->dict_params[i].dfn, ir->dict_params[i].dict);
+    for (uint32_t i = 0; i < ir->ndict_writes; i++) {
+        const IrDictWrite *w = &ir->dict_writes[i];
+        if (w->store)
+            F->seen[w->in][ir->funcs.v[w->in].values.v[w->store].args[2]] |= SEEN_MODULE | SEEN_BACK;
+    }
+}
+
+/* The SEEN_* bits of every value: who besides its own run reads it. */
 static void mark_seen(Facts *F)
 {
     const Ir *ir = F->ir;
@@ -1511,38 +1540,6 @@ static void mark_seen(Facts *F)
                     F->seen[fi][x - g->values.v] |= SEEN_STORED;
             }
         }
-}
-
-/* The entries of the dicts pfc reads (facts_of_dict_element): a module-level
- * literal's items are read by other functions through a GLOBAL, a dict a
- * call passes by its callee, a store also by its own function, before it
- * in a loop. */
-static void mark_dict_entries(Facts *F)
-{
-    const Ir *ir = F->ir;
-    const IrFunction *m = &ir->funcs.v[0];
-    for (uint32_t i = 1; i < m->values.n; i++) {
-        const IrValue *x = &m->values.v[i];
-        if (x->op == IR_BUILD && x->nargs == 2 && x->node &&
-            ir->syn->nodes[x->node].kind == N_DICT_ITEM)
-            F->seen[0][x->args[1]] |= SEEN_MODULE;
-    }
-    for (uint32_t i = 0; i < ir->ndict_params; i++) {   /* a dict a caller passes */
-        const IrDictParam *p = &ir->dict_params[i];
-        const IrFunction *g = &ir->funcs.v[p->dfn];
-        const IrValue *d = &g->values.v[p->dict];
-        for (uint32_t a = 0; a < d->nargs; a++) {
-            const IrValue *x = &g->values.v[d->args[a]];
-            if (x->op == IR_BUILD && x->nargs == 2 && x->node &&
-                ir->syn->nodes[x->node].kind == N_DICT_ITEM)
-                F->seen[p->dfn][x->args[1]] |= SEEN_MODULE;
-        }
-    }
-    for (uint32_t i = 0; i < ir->ndict_writes; i++) {
-        const IrDictWrite *w = &ir->dict_writes[i];
-        if (w->store)
-            F->seen[w->in][ir->funcs.v[w->in].values.v[w->store].args[2]] |= SEEN_MODULE | SEEN_BACK;
-    }
 }
 
 static void init_worklist(Facts *F)

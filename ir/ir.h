@@ -223,6 +223,8 @@ enum { IR_DICT_MAX = 16 };
 typedef struct IrDictHits { uint32_t n; uint32_t fn[IR_DICT_MAX]; ValueId v[IR_DICT_MAX]; } IrDictHits;
 bool ir_dict_element(const Ir *ir, const IrFunction *f, ValueId v, IrDictHits *out);
 void ir_index_dict_writes(Ir *ir);
+/* The in-file function a callee value denotes (a def, a module-level name,
+ * a method of an instance's class, a model's forward), or -1. */
 int ir_callee_function(const Ir *ir, const IrFunction *f, ValueId callee);
 /* The position in g->params of parameter value `param` (PARAM's index also
  * counts a bare `*` and `/`), or UINT32_MAX. */

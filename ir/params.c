@@ -7,7 +7,6 @@
 #include "params.h"
 #include <string.h>
 
-int ir_callee_function(const Ir *ir, const IrFunction *f, ValueId callee);
 
 typedef struct Walk {
     const Ir *ir;

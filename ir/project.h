@@ -20,6 +20,8 @@ enum {
     EXPORT_MODE_DEP = 4,         /* CLASS: has Dropout or BatchNorm layers, or inherits them */
 };
 
+enum { EXPORT_ELEMENTS = 4 };
+
 /* One module-level name of a project module. */
 typedef struct ProjectExport {
     char *name;
@@ -32,9 +34,8 @@ typedef struct ProjectExport {
      * whether it is always a DataLoader left at num_workers=0 (bit k) */
     uint8_t nelems;
     uint8_t elem_starved;
-    uint16_t elem_roles[4];
+    uint16_t elem_roles[EXPORT_ELEMENTS];
 } ProjectExport;
-enum { EXPORT_ELEMENTS = 4 };
 
 typedef struct ProjectSummary {
     ProjectExport *v;

@@ -94,7 +94,6 @@ static const char *const forward_like_methods[] = {
     "forward", "get_action", "get_value", "get_action_and_value", "act", "predict", "encode",
     "decode", "validation_step", "test_step", "predict_step", NULL};
 
-extern int ir_callee_function(const Ir *ir, const IrFunction *f, ValueId callee);
 
 bool an_runs_model(const Analysis *an, const IrFunction *f, const IrValue *v)
 {
@@ -118,7 +117,6 @@ bool an_runs_model(const Analysis *an, const IrFunction *f, const IrValue *v)
     return false;
 }
 
-extern int ir_callee_function(const Ir *ir, const IrFunction *f, ValueId callee);
 
 uint32_t an_value_effects(const Analysis *an, const IrFunction *f, ValueId id)
 {
@@ -501,7 +499,6 @@ bool an_reaches_return(const Analysis *an, const IrFunction *f, ValueId from)
     return false;
 }
 
-extern int ir_callee_function(const Ir *ir, const IrFunction *f, ValueId callee);
 
 /* forward, _forward, __call__ and forward_* (timm's forward_features,
  * forward_head, forward_intermediates) run inside whoever calls the model. */

@@ -134,7 +134,6 @@ void fix_insert_line_after(RuleCtx *c, Fix *f, uint32_t stmt, const char *line)
 
 /* ---- when a fix keeps the meaning of the code --------------------------------------- */
 
-extern int ir_callee_function(const Ir *ir, const IrFunction *f, ValueId callee);
 
 static bool name_is(const Syntax *S, uint32_t id, const char *s) { return intern_is(&S->names, id, s); }
 

@@ -7,7 +7,6 @@
 #include "../base/buf.h"
 #include <string.h>
 
-extern int ir_callee_function(const Ir *ir, const IrFunction *f, ValueId callee);
 
 /* `model.module` and `model._orig_mod` are the model a wrapper holds. */
 static ValueId unwrap(const Analysis *an, const IrFunction *f, ValueId v)

@@ -5,7 +5,6 @@
 #include "analysis.h"
 #include "fixes.h"
 
-extern int ir_callee_function(const Ir *ir, const IrFunction *f, ValueId callee);
 
 /* The innermost loop around block b whose iterations run a backward(). */
 static BlockId training_loop(const Analysis *an, const IrFunction *f, BlockId b)

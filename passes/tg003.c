@@ -32,7 +32,6 @@ static bool in_region_after_eval(const char *region)
     return strcmp(region, "after model.eval()") == 0;   /* no clear block to wrap */
 }
 
-extern int ir_callee_function(const Ir *ir, const IrFunction *f, ValueId callee);
 static bool model_call(const Analysis *an, const IrFunction *f, ValueId i);
 
 /* Did TG001 report something inside this function's span? Then the missing

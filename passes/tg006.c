@@ -56,7 +56,6 @@ static bool find_eval(const Analysis *an, const IrFunction *f, ValueId call, uin
     return false;
 }
 
-extern int ir_callee_function(const Ir *ir, const IrFunction *f, ValueId callee);
 
 /* `ema.eval()` names `ema` as written, not the expression that defined it
  * (`copy.deepcopy(model)`). */

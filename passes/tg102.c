@@ -5,7 +5,6 @@
 #include "analysis.h"
 #include "../ir/params.h"
 
-extern int ir_callee_function(const Ir *ir, const IrFunction *f, ValueId callee);
 
 /* Does class cls1 register a lora_* weight or layer (`self.lora_A = ...`)? */
 static bool is_lora_class(const RuleCtx *c, uint32_t cls1)

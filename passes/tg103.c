@@ -39,7 +39,6 @@ static bool all_seen_in(const ParamFacts *P, uint32_t site, uint32_t fn)
     return true;
 }
 
-extern int ir_callee_function(const Ir *ir, const IrFunction *f, ValueId callee);
 
 static const char *const adding_methods[] = {
     "add_module", "register_module", "register_parameter", "load_adapter", NULL};

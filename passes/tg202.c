@@ -100,7 +100,6 @@ static bool calls_set_epoch(const Analysis *an)
     return false;
 }
 
-extern int ir_callee_function(const Ir *ir, const IrFunction *f, ValueId callee);
 
 /* The loop around a call of function fi, in another function: *where is
  * that function. 0 when no in-file call of fi sits in a loop. */

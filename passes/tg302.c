@@ -6,7 +6,6 @@
 #include "analysis.h"
 #include "../ir/params.h"
 
-extern int ir_callee_function(const Ir *ir, const IrFunction *f, ValueId callee);
 
 static const IrValue *site_value(const Ir *ir, uint32_t site)
 {

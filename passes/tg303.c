@@ -75,7 +75,6 @@ static const char *const random_calls[] = {
     "torch.multinomial", "torch.poisson", "builtins.next", "builtins.input", "builtins.open",
     NULL};
 
-extern int ir_callee_function(const Ir *ir, const IrFunction *f, ValueId callee);
 
 static uint8_t taint_of(Taint *T, ValueId v);
 static uint8_t function_returns(Taint *T, int fi);
